@@ -1,0 +1,102 @@
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import { db } from '../db/client'
+import { apiKeys } from '../db/schema'
+import type { Executor } from '../db/tx'
+import { toShortId } from '../shared/ids'
+import { type Metadata, mergeMetadata } from '../shared/metadata'
+import { type PageQuery, paginate } from '../shared/pagination'
+import { type Caller, keyCache, REVOCATION_CHANNEL } from './key-cache'
+import { hashKey, looksLikeKey, maskKey, newRawKey } from './key-material'
+import type { ApiKeyRole } from './roles'
+
+type ApiKeyRow = typeof apiKeys.$inferSelect
+
+export function toApiKeyResource(row: ApiKeyRow, rawKey?: string) {
+  return {
+    id: toShortId(row.id),
+    name: row.name,
+    role: row.role,
+    created: row.created.toISOString(),
+    key: rawKey ?? maskKey(row.keyPrefix),
+    metadata: row.metadata,
+    description: row.description,
+  }
+}
+
+export type ApiKeyInput = { name: string; description?: string; role?: ApiKeyRole; metadata?: Metadata | null }
+
+/** Creates a key; the raw value is returned here and never again (only its hash is stored). */
+export async function createApiKey(ex: Executor, organizationId: string, input: ApiKeyInput) {
+  const raw = newRawKey()
+  const [row] = await ex
+    .insert(apiKeys)
+    .values({
+      organizationId,
+      name: input.name,
+      description: input.description ?? '',
+      role: input.role ?? 'readonly',
+      metadata: mergeMetadata({}, input.metadata),
+      keyPrefix: raw.slice(0, 8),
+      keyHash: hashKey(raw),
+    })
+    .returning()
+  return toApiKeyResource(row!, raw)
+}
+
+const live = (organizationId: string) => and(eq(apiKeys.organizationId, organizationId), isNull(apiKeys.revokedAt))
+
+export function listApiKeys(organizationId: string, page: PageQuery) {
+  return paginate(
+    page,
+    (limit, offset) =>
+      db
+        .select({ key: apiKeys, total_count: sql<number>`count(*) over ()` })
+        .from(apiKeys)
+        .where(live(organizationId))
+        .orderBy(apiKeys.created, apiKeys.id)
+        .limit(limit)
+        .offset(offset),
+    async () => (await db.$count(apiKeys, live(organizationId))) as number,
+    (r) => toApiKeyResource(r.key),
+  )
+}
+
+/**
+ * Revokes a key: it stops working on the next request here, and in other processes as soon as
+ * they receive the notification sent on commit. False when no live key of the organization has that id.
+ */
+export async function revokeApiKey(organizationId: string, keyId: string): Promise<boolean> {
+  const hash = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.id, keyId), live(organizationId)))
+      .returning({ keyHash: apiKeys.keyHash })
+    if (row) await tx.execute(sql`select pg_notify(${REVOCATION_CHANNEL}, ${row.keyHash})`)
+    return row?.keyHash
+  })
+  if (hash) keyCache.forget(hash)
+  return hash !== undefined
+}
+
+const findLiveKeyQuery = () =>
+  db
+    .select({ keyId: apiKeys.id, organizationId: apiKeys.organizationId, role: apiKeys.role })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
+    .limit(1)
+    .prepare('find_live_api_key')
+let findLiveKey: ReturnType<typeof findLiveKeyQuery> | undefined
+
+/** The caller a raw key stands for, or null; cached so a warm key costs no database round trip. */
+export async function authenticate(raw: string | undefined): Promise<Caller | null> {
+  if (!raw || !looksLikeKey(raw)) return null
+  const hash = hashKey(raw)
+  const cached = keyCache.get(hash)
+  if (cached) return cached
+  findLiveKey ??= findLiveKeyQuery()
+  const [found] = await findLiveKey.execute({ hash })
+  if (!found) return null
+  keyCache.set(hash, found)
+  return found
+}

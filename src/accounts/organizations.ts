@@ -1,0 +1,49 @@
+import { members, organizations } from '../db/schema'
+import { withTx } from '../db/tx'
+import { toShortId } from '../shared/ids'
+import { type Metadata, mergeMetadata } from '../shared/metadata'
+import { createApiKey } from './api-keys'
+
+type OrganizationRow = typeof organizations.$inferSelect
+
+export const toOrganizationResource = (row: OrganizationRow) => ({
+  id: toShortId(row.id),
+  name: row.name,
+  created: row.created.toISOString(),
+  gs1_company_prefixes: row.gs1CompanyPrefixes,
+  metadata: row.metadata,
+})
+
+export type OrganizationInput = {
+  name: string
+  owner_email: string
+  owner_name?: string
+  gs1_company_prefixes?: string[]
+  metadata?: Metadata | null
+}
+
+/** An organization, its owner as a member, and a first manager key: all or nothing. */
+export function createOrganization(input: OrganizationInput) {
+  return withTx(async (tx) => {
+    const [org] = await tx
+      .insert(organizations)
+      .values({
+        name: input.name,
+        gs1CompanyPrefixes: [...new Set(input.gs1_company_prefixes ?? [])],
+        metadata: mergeMetadata({}, input.metadata),
+      })
+      .returning()
+    await tx.insert(members).values({
+      organizationId: org!.id,
+      userEmail: input.owner_email,
+      userName: input.owner_name ?? '',
+      role: 'owner',
+    })
+    const apiKey = await createApiKey(tx, org!.id, {
+      name: 'Owner key',
+      description: `first key of ${input.owner_email}`,
+      role: 'manager',
+    })
+    return { organization: toOrganizationResource(org!), api_key: apiKey }
+  })
+}

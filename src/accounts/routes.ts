@@ -1,0 +1,134 @@
+import { Elysia, t } from 'elysia'
+import { db } from '../db/client'
+import { auth, isAdmin } from '../http/auth'
+import { errorResponses } from '../http/openapi'
+import { AppError, notFound } from '../shared/errors'
+import { parseId } from '../shared/ids'
+import { Page, PageQuery } from '../shared/pagination'
+import { createApiKey, listApiKeys, revokeApiKey } from './api-keys'
+import { addMember, listMembers, removeMember, updateMember } from './members'
+import { createOrganization } from './organizations'
+import {
+  ApiKey,
+  ApiKeyCreate,
+  KeyParams,
+  Member,
+  MemberCreate,
+  MemberParams,
+  MemberPatch,
+  MemberQuery,
+  MembersParams,
+  OrganizationCreate,
+  OrganizationCreated,
+  OrgParams,
+} from './schemas'
+
+const id = (raw: string) => parseId(raw)!
+const tags = ['Account']
+
+export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/api/v1/organizations' })
+  .use(auth)
+  .post('', async ({ body, status }) => status(201, await createOrganization(body)), {
+    // Before validation, so that without the admin token the route does not exist at all.
+    transform: ({ headers }) => {
+      if (!isAdmin(headers['x-admin-token'])) throw new AppError('not_found', 'no such route')
+    },
+    body: OrganizationCreate,
+    response: { 201: OrganizationCreated, ...errorResponses },
+    detail: {
+      tags,
+      summary: 'Create an organization (operator)',
+      description:
+        'Only when the server has ADMIN_TOKEN set, with that token in X-Admin-Token; otherwise 404. Creates the organization, its owner member and a first manager key, whose raw value is shown once.',
+      security: [{ AdminToken: [] }],
+    },
+  })
+  .post('/:organization_id/api-keys', ({ body, apiKey }) => createApiKey(db, apiKey.organizationId, body), {
+    auth: { role: 'manager', org: 'organization_id' },
+    params: OrgParams,
+    body: ApiKeyCreate,
+    response: { 200: ApiKey, ...errorResponses },
+    detail: {
+      tags,
+      summary: 'Create an API key (spec #1)',
+      description: 'The raw `key` appears in this response only; it is stored as a hash. Role defaults to readonly.',
+    },
+  })
+  .get('/:organization_id/api-keys', ({ apiKey, query }) => listApiKeys(apiKey.organizationId, query), {
+    auth: { role: 'manager', org: 'organization_id' },
+    params: OrgParams,
+    query: PageQuery,
+    response: { 200: Page(ApiKey), ...errorResponses },
+    detail: {
+      tags,
+      summary: 'List API keys',
+      description: 'Live keys, oldest first; `key` is masked to its first 8 characters followed by "...".',
+    },
+  })
+  .delete(
+    '/:organization_id/api-keys/:key_id',
+    async ({ apiKey, params, status }) => {
+      if (!(await revokeApiKey(apiKey.organizationId, id(params.key_id)))) throw notFound('API key')
+      return status(204, undefined)
+    },
+    {
+      auth: { role: 'manager', org: 'organization_id' },
+      params: KeyParams,
+      response: { 204: t.Void(), ...errorResponses },
+      detail: {
+        tags,
+        summary: 'Revoke an API key',
+        description: 'The key stops working on the next request, in every server process.',
+      },
+    },
+  )
+  .get('/:organization_id/members', ({ apiKey, query }) => listMembers(apiKey.organizationId, query, query), {
+    auth: { role: 'readonly', org: 'organization_id' },
+    params: MembersParams,
+    query: MemberQuery,
+    response: { 200: Page(Member), ...errorResponses },
+    detail: {
+      tags,
+      summary: 'List organization members (spec #4)',
+      description: 'Oldest first. `q` matches a case-insensitive substring of name or email.',
+    },
+  })
+  .post(
+    '/:organization_id/members',
+    ({ apiKey, body, status }) => addMember(apiKey.organizationId, body).then((m) => status(201, m)),
+    {
+      auth: { role: 'manager', org: 'organization_id' },
+      params: MembersParams,
+      body: MemberCreate,
+      response: { 201: Member, ...errorResponses },
+      detail: { tags, summary: 'Add a member', description: '409 `conflict` when the email is already a member.' },
+    },
+  )
+  .patch(
+    '/:organization_id/members/:member_id',
+    ({ apiKey, params, body }) => updateMember(apiKey.organizationId, id(params.member_id), body),
+    {
+      auth: { role: 'manager', org: 'organization_id' },
+      params: MemberParams,
+      body: MemberPatch,
+      response: { 200: Member, ...errorResponses },
+      detail: {
+        tags,
+        summary: "Change a member's role, name or metadata",
+        description: 'The last owner cannot be demoted (409 `conflict`).',
+      },
+    },
+  )
+  .delete(
+    '/:organization_id/members/:member_id',
+    async ({ apiKey, params, status }) => {
+      await removeMember(apiKey.organizationId, id(params.member_id))
+      return status(204, undefined)
+    },
+    {
+      auth: { role: 'manager', org: 'organization_id' },
+      params: MemberParams,
+      response: { 204: t.Void(), ...errorResponses },
+      detail: { tags, summary: 'Remove a member', description: 'The last owner cannot be removed (409 `conflict`).' },
+    },
+  )

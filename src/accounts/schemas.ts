@@ -1,0 +1,89 @@
+import { t } from 'elysia'
+import { IdInput, ShortId } from '../shared/ids'
+import { MetadataIn, MetadataOut } from '../shared/metadata'
+import { PageQuery } from '../shared/pagination'
+import { Enum } from '../shared/schema-types'
+import { API_KEY_ROLES, MEMBER_ROLES } from './roles'
+
+const Email = t.String({
+  maxLength: 320,
+  pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+  error: 'must be an email address of at most 320 characters',
+})
+const Gs1Prefix = t.String({ pattern: '^[0-9]{4,12}$', error: 'must be a GS1 company prefix of 4-12 digits' })
+
+export const ApiKeyRole = Enum(API_KEY_ROLES)
+export const MemberRole = Enum(MEMBER_ROLES)
+
+export const ApiKey = t.Object({
+  id: ShortId,
+  name: t.String(),
+  role: ApiKeyRole,
+  created: t.String({ format: 'date-time' }),
+  key: t.String({ description: 'the raw key at creation; afterwards the first 8 characters followed by "..."' }),
+  metadata: MetadataOut,
+  description: t.String(),
+})
+
+export const ApiKeyCreate = t.Object({
+  name: t.String({ minLength: 1, maxLength: 255 }),
+  description: t.Optional(t.String({ maxLength: 255, default: '' })),
+  role: t.Optional(Enum(API_KEY_ROLES, { description: 'default readonly' })),
+  metadata: t.Optional(MetadataIn),
+})
+
+export const Organization = t.Object({
+  id: ShortId,
+  name: t.String(),
+  created: t.String({ format: 'date-time' }),
+  gs1_company_prefixes: t.Array(t.String()),
+  metadata: MetadataOut,
+})
+
+export const OrganizationCreate = t.Object({
+  name: t.String({ minLength: 1, maxLength: 255 }),
+  owner_email: Email,
+  owner_name: t.Optional(t.String({ maxLength: 255 })),
+  gs1_company_prefixes: t.Optional(t.Array(Gs1Prefix, { maxItems: 100 })),
+  metadata: t.Optional(MetadataIn),
+})
+
+export const OrganizationCreated = t.Object({ organization: Organization, api_key: ApiKey })
+
+export const Member = t.Object({
+  id: ShortId,
+  user_email: t.String(),
+  user_name: t.String(),
+  user_metadata: MetadataOut,
+  role: MemberRole,
+  role_display: t.String({ description: 'Owner, Manager, Editor, Billing or Viewer' }),
+  created: t.String({ format: 'date-time' }),
+})
+
+export const MemberCreate = t.Object({
+  user_email: Email,
+  user_name: t.Optional(t.String({ maxLength: 255 })),
+  user_metadata: t.Optional(MetadataIn),
+  role: MemberRole,
+})
+
+export const MemberPatch = t.Object({
+  user_name: t.Optional(t.String({ maxLength: 255 })),
+  user_metadata: t.Optional(MetadataIn),
+  role: t.Optional(MemberRole),
+})
+
+export const MemberQuery = t.Composite([
+  PageQuery,
+  t.Object({
+    role: t.Optional(MemberRole),
+    q: t.Optional(
+      t.String({ minLength: 1, maxLength: 255, description: 'case-insensitive substring of name or email' }),
+    ),
+  }),
+])
+
+export const OrgParams = t.Object({ organization_id: IdInput })
+export const MembersParams = t.Object({ organization_id: IdInput })
+export const MemberParams = t.Object({ organization_id: IdInput, member_id: IdInput })
+export const KeyParams = t.Object({ organization_id: IdInput, key_id: IdInput })

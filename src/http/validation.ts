@@ -1,0 +1,67 @@
+import type { FieldError } from '../shared/errors'
+
+type Schema = Record<string, unknown> & { anyOf?: Schema[]; type?: string }
+type ValueError = { path: string; message: string; schema: Schema; value: unknown; type: number }
+
+/** Elysia wraps numbers in a numeric-string union for coercion; describe the numeric branch. */
+function numericBranch(schema: Schema): Schema {
+  const branches = schema.anyOf
+  if (!branches) return schema
+  const real = branches.find((b) => b.type === 'integer' || b.type === 'number')
+  return real ? { ...real, ...schema, anyOf: undefined, type: real.type } : schema
+}
+
+function range(min: unknown, max: unknown, unit = ''): string {
+  if (min !== undefined && max !== undefined) return `between ${min} and ${max}${unit}`
+  if (min !== undefined) return `at least ${min}${unit}`
+  return `at most ${max}${unit}`
+}
+
+function describe(schema: Schema): string | null {
+  if (typeof schema.error === 'string') return schema.error
+  if (schema.anyOf?.every((b) => 'const' in b)) return `must be one of: ${schema.anyOf.map((b) => b.const).join(', ')}`
+  const s = numericBranch(schema)
+  switch (s.type) {
+    case 'integer':
+    case 'number': {
+      const kind = s.type === 'integer' ? 'an integer' : 'a number'
+      if (s.minimum === undefined && s.maximum === undefined) return `must be ${kind}`
+      return `must be ${kind} ${range(s.minimum, s.maximum)}`
+    }
+    case 'string':
+      if (s.format === 'date-time') return 'must be an ISO 8601 date-time'
+      if (s.minLength !== undefined || s.maxLength !== undefined) {
+        const len = range(s.minLength, s.maxLength, ' characters')
+        return s.pattern ? `must be ${len} matching ${s.pattern}` : `must be ${len}`
+      }
+      return s.pattern ? `must match ${s.pattern}` : 'must be a string'
+    case 'boolean':
+      return 'must be a boolean'
+    case 'array':
+      return s.maxItems !== undefined ? `must be an array of at most ${s.maxItems} items` : 'must be an array'
+    case 'object':
+      if (s.maxProperties !== undefined) return `must be an object of at most ${s.maxProperties} keys`
+      return 'must be an object'
+    default:
+      return null
+  }
+}
+
+const fieldOf = (path: string) => path.replace(/^\//, '').replaceAll('/', '.') || 'body'
+
+/** Field errors a client can act on, one per field, from TypeBox value errors. */
+export function fieldErrors(errors: ValueError[]): FieldError[] {
+  const byField = new Map<string, string>()
+  for (const e of errors) {
+    const named = e.schema['x-field']
+    const field = e.path === '' && typeof named === 'string' ? named : fieldOf(e.path)
+    if (byField.has(field)) continue
+    let message: string
+    if (e.message === 'Expected required property') message = 'is required'
+    else if (e.message === 'Unexpected property')
+      message = field.startsWith('metadata.') ? 'metadata keys must be 1-40 characters' : 'is not an allowed field'
+    else message = describe(e.schema) ?? e.message.toLowerCase()
+    byField.set(field, message)
+  }
+  return [...byField].map(([field, message]) => ({ field, message }))
+}

@@ -1,0 +1,34 @@
+import { createApp } from './app'
+import { config } from './config'
+import { openDatabase, startBackground } from './runtime'
+import { logger } from './shared/logger'
+
+const database = await openDatabase(config)
+const serving = config.ROLE !== 'worker'
+const stopBackground = await startBackground(config, database.url, config.ROLE !== 'api')
+const app = serving
+  ? createApp().listen({ port: config.PORT, hostname: config.HOST, maxRequestBodySize: 32 * 1024 * 1024 })
+  : null
+
+logger.info(
+  { role: config.ROLE, port: app?.server?.port, database: database.embedded ? 'embedded' : 'DATABASE_URL' },
+  serving ? `listening on http://${config.HOST}:${app?.server?.port}` : 'worker started',
+)
+
+let stopping = false
+async function shutdown(signal: string) {
+  if (stopping) return
+  stopping = true
+  logger.info({ signal }, 'shutting down: draining requests, stopping workers, closing the database')
+  const force = setTimeout(() => process.exit(1), 30_000)
+  try {
+    await app?.stop(false) // stop accepting, let in-flight requests finish
+    await stopBackground()
+    await database.close()
+  } finally {
+    clearTimeout(force)
+    process.exit(0)
+  }
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'))
+process.on('SIGINT', () => void shutdown('SIGINT'))

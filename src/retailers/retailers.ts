@@ -1,0 +1,148 @@
+import { and, eq, ilike, or, type SQL, sql } from 'drizzle-orm'
+import { db } from '../db/client'
+import { retailers } from '../db/schema'
+import { type Emit, withTx } from '../db/tx'
+import { AppError, invalidField, notFound } from '../shared/errors'
+import { hasValidCheckDigit } from '../shared/gs1'
+import { toShortId } from '../shared/ids'
+import { type Metadata, mergeMetadata, metadataFits } from '../shared/metadata'
+import { likeSubstring, type PageQuery, paginate } from '../shared/pagination'
+
+type RetailerRow = typeof retailers.$inferSelect
+
+export const toRetailerResource = (row: RetailerRow) => ({
+  id: toShortId(row.id),
+  name: row.name,
+  created: row.created.toISOString(),
+  metadata: row.metadata,
+  is_online: row.isOnline,
+  is_physical: row.isPhysical,
+  website: row.website,
+  gln: row.gln,
+  is_canonical: row.isCanonical,
+  organization_id: toShortId(row.organizationId),
+  marketplace_regions: row.marketplaceRegions,
+  category: row.category,
+  is_active: row.isActive,
+})
+
+export type RetailerInput = {
+  name?: string
+  metadata?: Metadata | null
+  is_online?: boolean
+  is_physical?: boolean
+  website?: string
+  gln?: string
+  is_canonical?: boolean
+  marketplace_regions?: string[]
+  category?: string
+  is_active?: boolean
+}
+
+/** The caller sees its own retailers and the canonical (shared) directory. */
+const visibleTo = (organizationId: string) =>
+  or(eq(retailers.organizationId, organizationId), eq(retailers.isCanonical, true))!
+
+export type RetailerFilter = { organization_id?: string; search?: string }
+
+export function listRetailers(callerOrg: string, filter: RetailerFilter, page: PageQuery) {
+  const conditions: SQL[] = [visibleTo(callerOrg)]
+  if (filter.organization_id) conditions.push(eq(retailers.organizationId, filter.organization_id))
+  if (filter.search) conditions.push(ilike(retailers.name, likeSubstring(filter.search)))
+  const where = and(...conditions)
+  return paginate(
+    page,
+    (limit, offset) => listQuery(where, limit, offset),
+    async () => (await db.$count(retailers, where)) as number,
+    (r) => toRetailerResource(r.retailer),
+  )
+}
+
+/** The list's SQL, also used by the benchmark as the database floor. */
+export const listQuery = (where: SQL | undefined, limit: number, offset: number) =>
+  db
+    .select({ retailer: retailers, total_count: sql<number>`count(*) over ()` })
+    .from(retailers)
+    .where(where)
+    .orderBy(retailers.name, retailers.id)
+    .limit(limit)
+    .offset(offset)
+
+export async function getRetailer(callerOrg: string, id: string) {
+  const [row] = await db
+    .select()
+    .from(retailers)
+    .where(and(eq(retailers.id, id), visibleTo(callerOrg)))
+  if (!row) throw notFound('retailer')
+  return toRetailerResource(row)
+}
+
+function checkGln(gln: string | undefined) {
+  if (gln && !hasValidCheckDigit(gln)) throw invalidField('gln', 'has a wrong GS1 check digit')
+}
+
+function checkCanonical(input: RetailerInput, admin: boolean) {
+  if (input.is_canonical !== undefined && !admin)
+    throw new AppError('forbidden', 'is_canonical can be set only with the X-Admin-Token header')
+}
+
+const emitRetailer = (emit: Emit, type: string, row: RetailerRow) =>
+  emit({ eventType: type, organizationId: row.organizationId, subjectId: row.id, data: toRetailerResource(row) })
+
+export function createRetailer(organizationId: string, input: RetailerInput & { name: string }, admin: boolean) {
+  checkGln(input.gln)
+  checkCanonical(input, admin)
+  return withTx(async (tx, emit) => {
+    const [row] = await tx
+      .insert(retailers)
+      .values({
+        organizationId,
+        name: input.name,
+        metadata: mergeMetadata({}, input.metadata),
+        isOnline: input.is_online,
+        isPhysical: input.is_physical,
+        website: input.website,
+        gln: input.gln,
+        isCanonical: input.is_canonical,
+        marketplaceRegions: input.marketplace_regions,
+        category: input.category,
+        isActive: input.is_active,
+      })
+      .returning()
+    emitRetailer(emit, 'retailer.created', row!)
+    return toRetailerResource(row!)
+  })
+}
+
+export function updateRetailer(organizationId: string, id: string, patch: RetailerInput, admin: boolean) {
+  checkGln(patch.gln)
+  checkCanonical(patch, admin)
+  return withTx(async (tx, emit) => {
+    const [row] = await tx
+      .select()
+      .from(retailers)
+      .where(and(eq(retailers.id, id), eq(retailers.organizationId, organizationId)))
+      .for('update')
+    if (!row) throw notFound('retailer')
+    const metadata = mergeMetadata(row.metadata, patch.metadata)
+    if (!metadataFits(metadata)) throw invalidField('metadata', 'would exceed 50 keys')
+    const [updated] = await tx
+      .update(retailers)
+      .set({
+        name: patch.name,
+        metadata,
+        isOnline: patch.is_online,
+        isPhysical: patch.is_physical,
+        website: patch.website,
+        gln: patch.gln,
+        isCanonical: patch.is_canonical,
+        marketplaceRegions: patch.marketplace_regions,
+        category: patch.category,
+        isActive: patch.is_active,
+      })
+      .where(eq(retailers.id, id))
+      .returning()
+    emitRetailer(emit, 'retailer.updated', updated!)
+    return toRetailerResource(updated!)
+  })
+}

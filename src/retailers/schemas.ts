@@ -1,0 +1,61 @@
+import { t } from 'elysia'
+import { IdInput, ShortId } from '../shared/ids'
+import { MetadataIn, MetadataOut } from '../shared/metadata'
+import { PageQuery } from '../shared/pagination'
+
+export const Retailer = t.Object({
+  id: ShortId,
+  name: t.String(),
+  created: t.String({ format: 'date-time' }),
+  metadata: MetadataOut,
+  is_online: t.Boolean(),
+  is_physical: t.Boolean(),
+  website: t.String(),
+  gln: t.String({ description: 'Global Location Number (13 digits) or empty' }),
+  is_canonical: t.Boolean(),
+  organization_id: ShortId,
+  marketplace_regions: t.Array(t.String()),
+  category: t.String(),
+  is_active: t.Boolean(),
+})
+
+const fields = {
+  metadata: t.Optional(MetadataIn),
+  is_online: t.Optional(t.Boolean()),
+  is_physical: t.Optional(t.Boolean()),
+  website: t.Optional(
+    t.String({
+      maxLength: 2048,
+      pattern: '^(https?://[^\\s/?#]+[^\\s]*)?$',
+      error: 'must be an absolute http(s) URL of at most 2048 characters, or empty',
+    }),
+  ),
+  gln: t.Optional(t.String({ pattern: '^([0-9]{13})?$', error: 'must be 13 digits or empty' })),
+  is_canonical: t.Optional(t.Boolean({ description: 'settable only with the X-Admin-Token header' })),
+  marketplace_regions: t.Optional(
+    t.Array(
+      t.String({ pattern: '^[A-Z]{2}(-[A-Z0-9]{1,3})?$', error: 'must be ISO 3166-1 alpha-2 or ISO 3166-2 codes' }),
+      {
+        maxItems: 250,
+        uniqueItems: true,
+      },
+    ),
+  ),
+  category: t.Optional(t.String({ maxLength: 255 })),
+  is_active: t.Optional(t.Boolean()),
+}
+
+export const RetailerCreate = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }), ...fields })
+export const RetailerPatch = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 255 })), ...fields })
+
+export const RetailerQuery = t.Composite([
+  PageQuery,
+  t.Object({
+    organization_id: t.Optional(IdInput),
+    search: t.Optional(
+      t.String({ minLength: 1, maxLength: 255, description: 'case-insensitive substring of the name' }),
+    ),
+  }),
+])
+
+export const RetailerParams = t.Object({ id: IdInput })

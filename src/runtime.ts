@@ -1,0 +1,40 @@
+import { keyCache, listenForRevocations } from './accounts/key-cache'
+import type { Config } from './config'
+import { startBoss, stopBoss } from './db/boss'
+import { closeDb, connectDb, type Db } from './db/client'
+import { startEmbeddedDatabase } from './db/embedded'
+import { migrateDatabase } from './db/migrate'
+
+export type Database = { db: Db; url: string; embedded: boolean; close: () => Promise<void> }
+
+/** DATABASE_URL, or the embedded cluster of DATA_DIR; connected and migrated. */
+export async function openDatabase(config: Config, poolSize?: number): Promise<Database> {
+  const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.DATA_DIR)
+  const url = config.DATABASE_URL ?? embedded!.url
+  const db = connectDb(url, poolSize)
+  await migrateDatabase(db)
+  return {
+    db,
+    url,
+    embedded: embedded !== null,
+    close: async () => {
+      await closeDb()
+      await embedded?.stop()
+    },
+  }
+}
+
+/** Background parts of a serving process: key revocation listener and, for workers, pg-boss. */
+export async function startBackground(config: Config, url: string, withWorkers: boolean) {
+  keyCache.configure(config.KEY_CACHE_TTL)
+  const stopListening = listenForRevocations(url)
+  if (withWorkers) {
+    const boss = await startBoss(url)
+    const { startWorkers } = await import('../jobs/index')
+    await startWorkers(boss)
+  }
+  return async () => {
+    await stopListening()
+    if (withWorkers) await stopBoss()
+  }
+}

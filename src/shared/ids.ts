@@ -1,0 +1,33 @@
+import { t } from 'elysia'
+import { createTranslator } from 'short-uuid'
+
+/** Python `shortuuid` 1.x default alphabet (spec Conventions); short-uuid's own default differs. */
+export const SHORTUUID_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+const SHORT = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz]{22}$/
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
+const translator = createTranslator(SHORTUUID_ALPHABET)
+
+export const toShortId = (uuid: string): string => translator.fromUUID(uuid)
+
+/** The UUID an id names, given either form; null when it is neither (or overflows 128 bits). */
+export function parseId(id: string): string | null {
+  if (UUID.test(id)) return id.toLowerCase()
+  if (!SHORT.test(id)) return null
+  const uuid = translator.toUUID(id)
+  return UUID.test(uuid) && translator.fromUUID(uuid) === id ? uuid : null
+}
+
+/** A 22-character shortuuid as the API returns it. */
+export const ShortId = t.String({
+  pattern: SHORT.source,
+  description: 'shortuuid (22 characters) encoding the row UUID',
+  examples: ['MLpZDiEXM4VsUryR9oE8uc'],
+})
+
+/** An id on input: the shortuuid form or the canonical UUID form. */
+export const IdInput = t.String({
+  pattern: `${SHORT.source.slice(0, -1)}|${UUID.source.slice(1)}`,
+  description: 'shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex)',
+  error: 'must be a 22-character shortuuid or a canonical UUID',
+})

@@ -1,0 +1,36 @@
+import { t } from 'elysia'
+
+export type Metadata = Record<string, string>
+
+const MetadataObject = t.Record(t.String({ pattern: '^.{1,40}$' }), t.String({ maxLength: 500 }), {
+  additionalProperties: false,
+  maxProperties: 50,
+  description: 'Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.',
+})
+
+/** Metadata as the API returns it. */
+export const MetadataOut = MetadataObject
+
+/**
+ * Metadata on write: `{}` or `null` clears it, a key whose value is `""` is deleted,
+ * keys left out of the request keep their stored value (spec Conventions).
+ */
+export const MetadataIn = t.Union([MetadataObject, t.Null()], {
+  description:
+    'Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. At most 50 keys, keys 1-40 characters, values up to 500 characters.',
+})
+
+/** The metadata to store after applying a write to what is stored now. */
+export function mergeMetadata(stored: Metadata, patch: Metadata | null | undefined): Metadata {
+  if (patch === undefined) return stored
+  if (patch === null || Object.keys(patch).length === 0) return {}
+  const merged: Metadata = { ...stored }
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === '') delete merged[key]
+    else merged[key] = value
+  }
+  return merged
+}
+
+/** Whether a merged result still fits the 50-key limit (a patch can add keys to stored ones). */
+export const metadataFits = (m: Metadata) => Object.keys(m).length <= 50

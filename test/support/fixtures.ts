@@ -1,0 +1,65 @@
+import { expect } from 'bun:test'
+import pg from 'pg'
+import { databaseUrl, post } from './server'
+
+export const ADMIN = { 'x-admin-token': process.env.ADMIN_TOKEN ?? 'test-admin-token-0123456789' }
+export const ORGS = '/account/api/v1/organizations'
+export const RETAILERS = '/retailers/api/v1/retailers'
+
+let counter = 0
+export const unique = (label: string) => `${label}-${Date.now().toString(36)}-${++counter}`
+
+export type TestOrg = { id: string; key: string; keyId: string; ownerEmail: string }
+
+/** A fresh organization with its owner and manager key, made through the admin endpoint. */
+export async function createOrganization(extra: Record<string, unknown> = {}): Promise<TestOrg> {
+  const ownerEmail = `${unique('owner')}@example.test`
+  const res = await post(
+    ORGS,
+    { name: unique('Org'), owner_email: ownerEmail, owner_name: 'Olive Owner', ...extra },
+    undefined,
+    ADMIN,
+  )
+  expect(res.status).toBe(201)
+  return { id: res.json.organization.id, key: res.json.api_key.key, keyId: res.json.api_key.id, ownerEmail }
+}
+
+/** A key of the given role in the organization. */
+export async function createKey(org: TestOrg, role: 'manager' | 'editor' | 'readonly') {
+  const res = await post(`${ORGS}/${org.id}/api-keys`, { name: `${role} key`, role }, org.key)
+  expect(res.status).toBe(200)
+  return res.json.key as string
+}
+
+let client: pg.Client | null = null
+/** Direct SQL on the test database, to check stored state. */
+export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  if (!client) {
+    client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+  }
+  return (await client.query(text, params)).rows as T[]
+}
+
+export function expectProblem(res: { status: number; headers: Headers; json: any }, status: number, code: string) {
+  expect(res.status).toBe(status)
+  expect(res.headers.get('content-type')).toStartWith('application/problem+json')
+  expect(res.json).toMatchObject({
+    status,
+    code,
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String),
+  })
+  expect(res.json.request_id).toBe(res.headers.get('x-request-id'))
+}
+
+/** Row counts of every table, to assert a rejected request changed nothing. */
+export async function tableCounts() {
+  const rows = await sql<{ t: string; n: number }>(
+    `select 'organizations' t, count(*)::int n from organizations union all select 'members', count(*)::int from members
+     union all select 'api_keys', count(*)::int from api_keys union all select 'retailers', count(*)::int from retailers
+     union all select 'events', count(*)::int from events`,
+  )
+  return Object.fromEntries(rows.map((r) => [r.t, r.n]))
+}

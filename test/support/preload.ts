@@ -1,0 +1,29 @@
+// Runs once before the test files: a real PostgreSQL (embedded in a temp dir unless DATABASE_URL
+// is set), migrated, and the app served on a loopback port. Nothing is mocked.
+import { afterAll } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+process.env.LOG_LEVEL ??= 'silent'
+process.env.ADMIN_TOKEN ??= 'test-admin-token-0123456789'
+process.env.NODE_ENV ??= 'test'
+const dataDir = mkdtempSync(join(tmpdir(), 'gtin-catalog-test-'))
+process.env.DATA_DIR = dataDir
+
+const { config } = await import('../../src/config')
+const { openDatabase, startBackground } = await import('../../src/runtime')
+const { createApp } = await import('../../src/app')
+const { setServer } = await import('./server')
+
+const database = await openDatabase(config)
+const stopBackground = await startBackground(config, database.url, true)
+const app = createApp().listen({ port: 0, hostname: '127.0.0.1' })
+setServer(`http://127.0.0.1:${app.server!.port}`, database.url)
+
+afterAll(async () => {
+  await app.stop(true)
+  await stopBackground()
+  await database.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
