@@ -10,7 +10,7 @@ import { retailerRoutes } from './retailers/routes'
 
 /** The HTTP application: shared conventions first, then one plugin per feature. */
 export function createApp() {
-  const app = new Elysia({ strictPath: true })
+  const app = new Elysia({ strictPath: true, normalize: false })
     .use(requestContext)
     .use(problems)
     .use(bodyRules)

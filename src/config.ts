@@ -16,6 +16,8 @@ const Env = t.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => t.Literal(l)),
     { default: 'info' },
   ),
+  /** Where log lines go: stdout for servers; the CLI sends them to stderr to keep stdout for output. */
+  LOG_TARGET: t.Union([t.Literal('stdout'), t.Literal('stderr')], { default: 'stdout' }),
   NODE_ENV: t.Optional(t.String()),
   APP_ENV: t.Optional(t.String()),
   /** Seconds a verified API key stays in the in-process cache (revocation clears it at once). */

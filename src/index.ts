@@ -27,6 +27,8 @@ async function shutdown(signal: string) {
     await database.close()
   } finally {
     clearTimeout(force)
+    logger.info('stopped')
+    logger.flush()
     process.exit(0)
   }
 }

@@ -25,12 +25,15 @@ export const ApiKey = t.Object({
   description: t.String(),
 })
 
-export const ApiKeyCreate = t.Object({
-  name: t.String({ minLength: 1, maxLength: 255 }),
-  description: t.Optional(t.String({ maxLength: 255, default: '' })),
-  role: t.Optional(Enum(API_KEY_ROLES, { description: 'default readonly' })),
-  metadata: t.Optional(MetadataIn),
-})
+export const ApiKeyCreate = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 255 }),
+    description: t.Optional(t.String({ maxLength: 255, default: '' })),
+    role: t.Optional(Enum(API_KEY_ROLES, { description: 'default readonly' })),
+    metadata: t.Optional(MetadataIn),
+  },
+  { additionalProperties: false },
+)
 
 export const Organization = t.Object({
   id: ShortId,
@@ -40,13 +43,16 @@ export const Organization = t.Object({
   metadata: MetadataOut,
 })
 
-export const OrganizationCreate = t.Object({
-  name: t.String({ minLength: 1, maxLength: 255 }),
-  owner_email: Email,
-  owner_name: t.Optional(t.String({ maxLength: 255 })),
-  gs1_company_prefixes: t.Optional(t.Array(Gs1Prefix, { maxItems: 100 })),
-  metadata: t.Optional(MetadataIn),
-})
+export const OrganizationCreate = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 255 }),
+    owner_email: Email,
+    owner_name: t.Optional(t.String({ maxLength: 255 })),
+    gs1_company_prefixes: t.Optional(t.Array(Gs1Prefix, { maxItems: 100 })),
+    metadata: t.Optional(MetadataIn),
+  },
+  { additionalProperties: false },
+)
 
 export const OrganizationCreated = t.Object({ organization: Organization, api_key: ApiKey })
 
@@ -60,18 +66,24 @@ export const Member = t.Object({
   created: t.String({ format: 'date-time' }),
 })
 
-export const MemberCreate = t.Object({
-  user_email: Email,
-  user_name: t.Optional(t.String({ maxLength: 255 })),
-  user_metadata: t.Optional(MetadataIn),
-  role: MemberRole,
-})
+export const MemberCreate = t.Object(
+  {
+    user_email: Email,
+    user_name: t.Optional(t.String({ maxLength: 255 })),
+    user_metadata: t.Optional(MetadataIn),
+    role: MemberRole,
+  },
+  { additionalProperties: false },
+)
 
-export const MemberPatch = t.Object({
-  user_name: t.Optional(t.String({ maxLength: 255 })),
-  user_metadata: t.Optional(MetadataIn),
-  role: t.Optional(MemberRole),
-})
+export const MemberPatch = t.Object(
+  {
+    user_name: t.Optional(t.String({ maxLength: 255 })),
+    user_metadata: t.Optional(MetadataIn),
+    role: t.Optional(MemberRole),
+  },
+  { additionalProperties: false },
+)
 
 export const MemberQuery = t.Composite([
   PageQuery,

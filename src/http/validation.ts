@@ -1,3 +1,5 @@
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import type { FieldError } from '../shared/errors'
 
 type Schema = Record<string, unknown> & { anyOf?: Schema[]; type?: string }
@@ -49,10 +51,31 @@ function describe(schema: Schema): string | null {
 
 const fieldOf = (path: string) => path.replace(/^\//, '').replaceAll('/', '.') || 'body'
 
+const jsonType = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? 'number' : typeof v
+const branchType = (b: Schema) => (b.type === 'integer' ? 'number' : b.type)
+
+/**
+ * A union error ("expected union value") says nothing useful; when exactly one branch has the
+ * value's JSON type (metadata's object-or-null, a number beside its numeric-string coercion),
+ * report that branch's own errors instead.
+ */
+function expandUnions(errors: ValueError[]): ValueError[] {
+  return errors.flatMap((e) => {
+    const branches = e.schema.anyOf
+    if (!branches || e.value === undefined) return [e]
+    const candidates = branches.filter((b) => branchType(b) === jsonType(e.value) && b.format === undefined)
+    if (candidates.length !== 1) return [e]
+    const inner = [...Value.Errors(candidates[0] as TSchema, e.value)] as unknown as ValueError[]
+    if (inner.length === 0) return [e]
+    return expandUnions(inner.map((i) => ({ ...i, path: e.path + i.path })))
+  })
+}
+
 /** Field errors a client can act on, one per field, from TypeBox value errors. */
 export function fieldErrors(errors: ValueError[]): FieldError[] {
   const byField = new Map<string, string>()
-  for (const e of errors) {
+  for (const e of expandUnions(errors)) {
     const named = e.schema['x-field']
     const field = e.path === '' && typeof named === 'string' ? named : fieldOf(e.path)
     if (byField.has(field)) continue

@@ -45,8 +45,14 @@ const fields = {
   is_active: t.Optional(t.Boolean()),
 }
 
-export const RetailerCreate = t.Object({ name: t.String({ minLength: 1, maxLength: 255 }), ...fields })
-export const RetailerPatch = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 255 })), ...fields })
+export const RetailerCreate = t.Object(
+  { name: t.String({ minLength: 1, maxLength: 255 }), ...fields },
+  { additionalProperties: false },
+)
+export const RetailerPatch = t.Object(
+  { name: t.Optional(t.String({ minLength: 1, maxLength: 255 })), ...fields },
+  { additionalProperties: false },
+)
 
 export const RetailerQuery = t.Composite([
   PageQuery,

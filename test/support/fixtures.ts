@@ -36,6 +36,7 @@ let client: pg.Client | null = null
 export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
   if (!client) {
     client = new pg.Client({ connectionString: databaseUrl })
+    client.on('error', () => {})
     await client.connect()
   }
   return (await client.query(text, params)).rows as T[]
@@ -62,4 +63,9 @@ export async function tableCounts() {
      union all select 'events', count(*)::int from events`,
   )
   return Object.fromEntries(rows.map((r) => [r.t, r.n]))
+}
+
+export async function closeSql() {
+  await client?.end()
+  client = null
 }

@@ -15,6 +15,7 @@ const { config } = await import('../../src/config')
 const { openDatabase, startBackground } = await import('../../src/runtime')
 const { createApp } = await import('../../src/app')
 const { setServer } = await import('./server')
+const { closeSql } = await import('./fixtures')
 
 const database = await openDatabase(config)
 const stopBackground = await startBackground(config, database.url, true)
@@ -23,6 +24,7 @@ setServer(`http://127.0.0.1:${app.server!.port}`, database.url)
 
 afterAll(async () => {
   await app.stop(true)
+  await closeSql()
   await stopBackground()
   await database.close()
   rmSync(dataDir, { recursive: true, force: true })

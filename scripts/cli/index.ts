@@ -1,0 +1,22 @@
+// Operator CLI: `npm run -s cli -- <command> …`. Calls src/ directly, never HTTP.
+process.env.LOG_LEVEL ??= 'warn'
+process.env.LOG_TARGET ??= 'stderr' // stdout is for the command's own output
+
+import { orgCommand, orgUsage } from './org'
+
+const USAGE = `commands:\n  ${orgUsage}`
+
+const commands: Record<string, (argv: string[]) => Promise<number>> = { org: orgCommand }
+
+const [name, ...argv] = process.argv.slice(2)
+const command = name ? commands[name] : undefined
+if (!command) {
+  console.error(USAGE)
+  process.exit(name === '--help' || name === 'help' ? 0 : 2)
+}
+try {
+  process.exit(await command(argv))
+} catch (err) {
+  console.error(`error: ${err instanceof Error ? err.message : String(err)}`)
+  process.exit(1)
+}
