@@ -64,7 +64,7 @@ export const listQuery = (where: SQL | undefined, limit: number, offset: number)
     .select({ retailer: retailers, total_count: sql<number>`count(*) over ()` })
     .from(retailers)
     .where(where)
-    .orderBy(retailers.name, retailers.id)
+    .orderBy(sql`lower(${retailers.name})`, retailers.id)
     .limit(limit)
     .offset(offset)
 

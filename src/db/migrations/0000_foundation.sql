@@ -65,5 +65,5 @@ CREATE UNIQUE INDEX "members_organization_email_key" ON "members" USING btree ("
 CREATE INDEX "members_organization_created_idx" ON "members" USING btree ("organization_id","created","id");--> statement-breakpoint
 CREATE INDEX "events_created_idx" ON "events" USING btree ("created","id");--> statement-breakpoint
 CREATE INDEX "events_subject_idx" ON "events" USING btree ("subject_id");--> statement-breakpoint
-CREATE INDEX "retailers_organization_name_idx" ON "retailers" USING btree ("organization_id","name","id");--> statement-breakpoint
-CREATE INDEX "retailers_canonical_name_idx" ON "retailers" USING btree ("name","id") WHERE "retailers"."is_canonical";
+CREATE INDEX "retailers_organization_name_idx" ON "retailers" USING btree ("organization_id",lower("name"),"id");--> statement-breakpoint
+CREATE INDEX "retailers_canonical_name_idx" ON "retailers" USING btree (lower("name"),"id") WHERE "retailers"."is_canonical";

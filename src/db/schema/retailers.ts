@@ -23,7 +23,7 @@ export const retailers = pgTable(
     created: created(),
   },
   (table) => [
-    index('retailers_organization_name_idx').on(table.organizationId, table.name, table.id),
-    index('retailers_canonical_name_idx').on(table.name, table.id).where(sql`${table.isCanonical}`),
+    index('retailers_organization_name_idx').on(table.organizationId, sql`lower(${table.name})`, table.id),
+    index('retailers_canonical_name_idx').on(sql`lower(${table.name})`, table.id).where(sql`${table.isCanonical}`),
   ],
 )
