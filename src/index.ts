@@ -28,9 +28,10 @@ async function shutdown(signal: string) {
   } finally {
     clearTimeout(force)
     logger.info('stopped')
-    logger.flush()
+    await new Promise<void>((done) => logger.flush(() => done()))
     process.exit(0)
   }
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))
+process.on('SIGHUP', () => void shutdown('SIGHUP'))

