@@ -28,7 +28,6 @@ async function shutdown(signal: string) {
   } finally {
     clearTimeout(force)
     logger.info('stopped')
-    await new Promise<void>((done) => logger.flush(() => done()))
     process.exit(0)
   }
 }

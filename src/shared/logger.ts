@@ -9,6 +9,6 @@ export const logger = pino(
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: ['api_key', 'key', 'headers["x-api-key"]', 'headers["x-admin-token"]'],
   },
-  pino.destination({ fd: config.LOG_TARGET === 'stderr' ? 2 : 1, sync: false }),
+  pino.destination({ fd: config.LOG_TARGET === 'stderr' ? 2 : 1, sync: true }),
 )
 export type Logger = typeof logger

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, run, start, waitForHealth } from '../support/process'
+import { freePort, run, start, startServer, waitForHealth } from '../support/process'
 
 // The README's first commands, for real: `npm run -s cli -- org create …` on a fresh DATA_DIR
 // (embedded PostgreSQL started and stopped by the CLI), then `npm start` on the same DATA_DIR,
@@ -14,7 +14,24 @@ describe('quick start (contract §1)', () => {
   test('cli org create prints one JSON line; npm start serves it; SIGTERM shuts down cleanly', async () => {
     const env = { DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' }
     const cli = await run(
-      ['npm', 'run', '-s', 'cli', '--', 'org', 'create', '--name', 'Acme', '--owner-email', 'owner@acme.test', '--owner-name', 'Ann', '--gs1-prefix', '0614141', '--json'],
+      [
+        'npm',
+        'run',
+        '-s',
+        'cli',
+        '--',
+        'org',
+        'create',
+        '--name',
+        'Acme',
+        '--owner-email',
+        'owner@acme.test',
+        '--owner-name',
+        'Ann',
+        '--gs1-prefix',
+        '0614141',
+        '--json',
+      ],
       env,
     )
     expect(cli.code).toBe(0)
@@ -39,15 +56,58 @@ describe('quick start (contract §1)', () => {
       expect(body.data[0]).toMatchObject({ user_email: 'owner@acme.test', user_name: 'Ann', role: 'owner' })
 
       // While the server runs, the CLI joins its database instead of starting a second one.
-      const second = await run(['npm', 'run', '-s', 'cli', '--', 'org', 'create', '--name', 'Beta', '--owner-email', 'b@beta.test', '--json'], env)
+      const second = await run(
+        ['npm', 'run', '-s', 'cli', '--', 'org', 'create', '--name', 'Beta', '--owner-email', 'b@beta.test', '--json'],
+        env,
+      )
       expect(second.code).toBe(0)
       expect(JSON.parse(second.output.trim()).organization_id).toMatch(/^[2-9A-HJ-NP-Za-km-z]{22}$/)
     } finally {
       server.kill('SIGTERM')
     }
-    await server.exited // npm itself ends by the signal; the server logs its own clean stop
+    await server.exited
     expect(server.output()).toContain('shutting down')
-    expect(server.output()).toContain('"msg":"stopped"')
-    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false) // embedded database stopped
+    // npm relays the server's output and ends at the signal itself; the server goes on to stop
+    // its embedded database, which removes postmaster.pid.
+    const until = Date.now() + 15_000
+    while (existsSync(join(dataDir, 'pg', 'postmaster.pid')) && Date.now() < until) await Bun.sleep(50)
+    expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false)
+  }, 90_000)
+
+  test('SIGTERM: stops accepting, stops workers and the embedded database, exits 0; data survives a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gtin-shutdown-'))
+    try {
+      const env = { DATA_DIR: dir, DATABASE_URL: '', ADMIN_TOKEN: 'shutdown-admin-token-123' }
+      const first = await startServer(env)
+      const created = await fetch(`${first.url}/account/api/v1/organizations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-admin-token': env.ADMIN_TOKEN },
+        body: JSON.stringify({ name: 'Durable', owner_email: 'd@durable.test' }),
+      })
+      expect(created.status).toBe(201)
+      const { organization, api_key } = (await created.json()) as {
+        organization: { id: string }
+        api_key: { key: string }
+      }
+      first.kill('SIGTERM')
+      expect(await first.exited).toBe(0)
+      expect(first.output()).toContain('"msg":"stopped"')
+      expect(existsSync(join(dir, 'pg', 'postmaster.pid'))).toBe(false)
+      expect(fetch(`${first.url}/healthz`)).rejects.toThrow()
+
+      const second = await startServer(env)
+      try {
+        const res = await fetch(`${second.url}/account/api/v1/organizations/${organization.id}/members`, {
+          headers: { 'x-api-key': api_key.key },
+        })
+        expect(res.status).toBe(200)
+        expect(((await res.json()) as { data: { user_email: string }[] }).data[0]!.user_email).toBe('d@durable.test')
+      } finally {
+        second.kill('SIGTERM')
+        await second.exited
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 90_000)
 })
