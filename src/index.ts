@@ -1,7 +1,7 @@
 import { createApp } from './app'
 import { config } from './config'
 import { openDatabase, startBackground } from './runtime'
-import { logger } from './shared/logger'
+import { flushLogs, logger } from './shared/logger'
 
 const database = await openDatabase(config)
 const serving = config.ROLE !== 'worker'
@@ -28,6 +28,7 @@ async function shutdown(signal: string) {
   } finally {
     clearTimeout(force)
     logger.info('stopped')
+    flushLogs()
     process.exit(0)
   }
 }

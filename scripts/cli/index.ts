@@ -14,9 +14,12 @@ if (!command) {
   console.error(USAGE)
   process.exit(name === '--help' || name === 'help' ? 0 : 2)
 }
+const { flushLogs } = await import('../../src/shared/logger')
+let code = 1
 try {
-  process.exit(await command(argv))
+  code = await command(argv)
 } catch (err) {
   console.error(`error: ${err instanceof Error ? err.message : String(err)}`)
-  process.exit(1)
 }
+flushLogs()
+process.exit(code)

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { db } from '../db/client'
+import { prepared } from '../db/prepared'
 import { apiKeys } from '../db/schema'
 import type { Executor } from '../db/tx'
 import { toShortId } from '../shared/ids'
@@ -79,14 +80,15 @@ export async function revokeApiKey(organizationId: string, keyId: string): Promi
   return hash !== undefined
 }
 
-const findLiveKeyQuery = () =>
-  db
-    .select({ keyId: apiKeys.id, organizationId: apiKeys.organizationId, role: apiKeys.role })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
-    .limit(1)
-    .prepare('find_live_api_key')
-let findLiveKey: ReturnType<typeof findLiveKeyQuery> | undefined
+const findLiveKey = () =>
+  prepared('api_keys_find_live', (name) =>
+    db
+      .select({ keyId: apiKeys.id, organizationId: apiKeys.organizationId, role: apiKeys.role })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
+      .limit(1)
+      .prepare(name),
+  )
 
 /** The caller a raw key stands for, or null; cached so a warm key costs no database round trip. */
 export async function authenticate(raw: string | undefined): Promise<Caller | null> {
@@ -94,8 +96,7 @@ export async function authenticate(raw: string | undefined): Promise<Caller | nu
   const hash = hashKey(raw)
   const cached = keyCache.get(hash)
   if (cached) return cached
-  findLiveKey ??= findLiveKeyQuery()
-  const [found] = await findLiveKey.execute({ hash })
+  const [found] = await findLiveKey().execute({ hash })
   if (!found) return null
   keyCache.set(hash, found)
   return found

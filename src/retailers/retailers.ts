@@ -1,5 +1,6 @@
-import { and, eq, ilike, or, type SQL, sql } from 'drizzle-orm'
+import { and, eq, ilike, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
 import { db } from '../db/client'
+import { prepared } from '../db/prepared'
 import { retailers } from '../db/schema'
 import { type Emit, withTx } from '../db/tx'
 import { AppError, invalidField, notFound } from '../shared/errors'
@@ -39,34 +40,54 @@ export type RetailerInput = {
   is_active?: boolean
 }
 
+type Param = string | Placeholder
+
 /** The caller sees its own retailers and the canonical (shared) directory. */
-const visibleTo = (organizationId: string) =>
+const visibleTo = (organizationId: Param) =>
   or(eq(retailers.organizationId, organizationId), eq(retailers.isCanonical, true))!
 
 export type RetailerFilter = { organization_id?: string; search?: string }
 
-export function listRetailers(callerOrg: string, filter: RetailerFilter, page: PageQuery) {
-  const conditions: SQL[] = [visibleTo(callerOrg)]
-  if (filter.organization_id) conditions.push(eq(retailers.organizationId, filter.organization_id))
-  if (filter.search) conditions.push(ilike(retailers.name, likeSubstring(filter.search)))
-  const where = and(...conditions)
-  return paginate(
-    page,
-    (limit, offset) => listQuery(where, limit, offset),
-    async () => (await db.$count(retailers, where)) as number,
-    (r) => toRetailerResource(r.retailer),
-  )
+/** The list's filter; values or placeholders, so one builder serves the prepared statements too. */
+export function listWhere(caller: Param, organizationId?: Param, pattern?: Param) {
+  const conditions: SQL[] = [visibleTo(caller)]
+  if (organizationId !== undefined) conditions.push(eq(retailers.organizationId, organizationId))
+  if (pattern !== undefined) conditions.push(ilike(retailers.name, pattern))
+  return and(...conditions)
 }
 
-/** The list's SQL, also used by the benchmark as the database floor. */
-export const listQuery = (where: SQL | undefined, limit: number, offset: number) =>
+/** The list's SQL (also the benchmark's database floor). */
+export const listSelect = (where: SQL | undefined) =>
   db
     .select({ retailer: retailers, total_count: sql<number>`count(*) over ()` })
     .from(retailers)
     .where(where)
     .orderBy(sql`lower(${retailers.name})`, retailers.id)
-    .limit(limit)
-    .offset(offset)
+
+const listStatement = (byOrg: boolean, bySearch: boolean) =>
+  prepared(`retailers_list_${Number(byOrg)}${Number(bySearch)}`, (name) =>
+    listSelect(
+      listWhere(
+        sql.placeholder('caller'),
+        byOrg ? sql.placeholder('org') : undefined,
+        bySearch ? sql.placeholder('pattern') : undefined,
+      ),
+    )
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(name),
+  )
+
+export function listRetailers(callerOrg: string, filter: RetailerFilter, page: PageQuery) {
+  const pattern = filter.search ? likeSubstring(filter.search) : undefined
+  const statement = listStatement(filter.organization_id !== undefined, pattern !== undefined)
+  return paginate(
+    page,
+    (limit, offset) => statement.execute({ caller: callerOrg, org: filter.organization_id, pattern, limit, offset }),
+    async () => (await db.$count(retailers, listWhere(callerOrg, filter.organization_id, pattern))) as number,
+    (r) => toRetailerResource(r.retailer),
+  )
+}
 
 export async function getRetailer(callerOrg: string, id: string) {
   const [row] = await db

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { type TSchema, t } from 'elysia'
 import { QueryInteger } from './schema-types'
 
@@ -7,11 +8,13 @@ export const PageQuery = t.Object({
 })
 export type PageQuery = typeof PageQuery.static
 
+// Response integers are TypeBox's plain Integer: Elysia's t.Integer carries a coercion transform,
+// which makes Elysia run Value.Encode over every response of the schema.
 export const Pagination = t.Object({
-  page: t.Integer(),
-  page_size: t.Integer(),
-  total_count: t.Integer(),
-  total_pages: t.Integer(),
+  page: Type.Integer(),
+  page_size: Type.Integer(),
+  total_count: Type.Integer(),
+  total_pages: Type.Integer(),
   has_next: t.Boolean(),
   has_previous: t.Boolean(),
 })

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { parseId, toShortId } from '../../src/shared/ids'
+import { createTranslator } from 'short-uuid'
+import { parseId, SHORTUUID_ALPHABET, toShortId } from '../../src/shared/ids'
 
 describe('shortuuid ids (Python shortuuid 1.x alphabet)', () => {
   const vectors: [string, string][] = [
@@ -12,6 +13,15 @@ describe('shortuuid ids (Python shortuuid 1.x alphabet)', () => {
     expect(parseId(short)).toBe(uuid)
     expect(parseId(uuid)).toBe(uuid)
     expect(parseId(uuid.toUpperCase())).toBe(uuid)
+  })
+
+  test('the fast encoder agrees with short-uuid on random UUIDs, and round-trips', () => {
+    const reference = createTranslator(SHORTUUID_ALPHABET)
+    for (let i = 0; i < 2000; i++) {
+      const uuid = crypto.randomUUID()
+      expect(toShortId(uuid)).toBe(reference.fromUUID(uuid))
+      expect(parseId(toShortId(uuid))).toBe(uuid)
+    }
   })
 
   test('every id is 22 characters of the alphabet', () => {

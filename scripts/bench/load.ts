@@ -1,0 +1,67 @@
+/** Closed-loop load: `concurrency` workers each issue `once()` back to back for `seconds`. */
+export type LoadResult = { name: string; requests: number; errors: number; rps: number; p50: number; p99: number }
+
+export async function measure(
+  name: string,
+  concurrency: number,
+  seconds: number,
+  once: () => Promise<boolean>,
+): Promise<LoadResult> {
+  const latencies: number[] = []
+  let errors = 0
+  const until = performance.now() + seconds * 1000
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const t0 = performance.now()
+        const ok = await once().catch(() => false)
+        latencies.push(performance.now() - t0)
+        if (!ok) errors++
+      }
+    }),
+  )
+  const elapsed = (performance.now() - started) / 1000
+  const sorted = Float64Array.from(latencies).sort()
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+  return { name, requests: sorted.length, errors, rps: sorted.length / elapsed, p50: at(0.5), p99: at(0.99) }
+}
+
+export function printTable(results: LoadResult[]) {
+  const pad = (s: string, n: number) => s.padEnd(n)
+  console.log(`${pad('scenario', 44)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}errors`)
+  for (const r of results)
+    console.log(
+      `${pad(r.name, 44)}${pad(r.rps.toFixed(0), 10)}${pad(r.p50.toFixed(2), 9)}${pad(r.p99.toFixed(2), 9)}${r.errors}`,
+    )
+}
+
+const toMs = (value: string, unit: string) => Number(value) * ({ us: 0.001, ms: 1, s: 1000, m: 60000 }[unit] ?? 1)
+
+/** Whether `wrk` (Debian package wrk) is installed: a C load generator, far lighter than fetch. */
+export const haveWrk = () => Bun.spawnSync(['sh', '-c', 'command -v wrk']).exitCode === 0
+
+/** One wrk run (1 thread, `concurrency` connections) against `url`. */
+export async function measureWithWrk(
+  name: string,
+  url: string,
+  concurrency: number,
+  seconds: number,
+  headers: Record<string, string> = {},
+): Promise<LoadResult> {
+  const args = ['wrk', '-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency']
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`)
+  const proc = Bun.spawn([...args, url], { stdout: 'pipe', stderr: 'pipe' })
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
+  const pct = (p: string) => {
+    const m = out.match(new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm'))
+    return m ? toMs(m[1]!, m[2]!) : Number.NaN
+  }
+  const requests = Number(out.match(/(\d+) requests in/)?.[1] ?? 0)
+  const non2xx = Number(out.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0)
+  const socketErrors =
+    (out.match(/Socket errors: (.*)/)?.[1] ?? '').match(/\d+/g)?.reduce((a, b) => a + Number(b), 0) ?? 0
+  const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0)
+  return { name, requests, errors: non2xx + socketErrors, rps, p50: pct('50'), p99: pct('99') }
+}
