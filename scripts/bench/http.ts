@@ -68,8 +68,12 @@ const { sql: text, params } = listSelect(listWhere(orgId)).limit(25).offset(0).t
 const floorPool = new pg.Pool({ connectionString: database.url, max: config.DB_POOL_SIZE })
 
 const warm = (fn: () => Promise<boolean>) => measure('warm-up', CONCURRENCY, 1, fn)
-const noop = () => fetch(`${base}/healthz`).then(async (r) => (await r.arrayBuffer(), r.status === 200))
-const list = () => fetch(listUrl, { headers }).then(async (r) => (await r.arrayBuffer(), r.status === 200))
+const okAfterBody = async (r: Response) => {
+  await r.arrayBuffer()
+  return r.status === 200
+}
+const noop = () => fetch(`${base}/healthz`).then(okAfterBody)
+const list = () => fetch(listUrl, { headers }).then(okAfterBody)
 const floor = () =>
   floorPool.query({ text, values: params as unknown[], name: 'bench_floor' }).then((r) => r.rows.length === 25)
 
