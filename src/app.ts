@@ -22,3 +22,8 @@ export function createApp() {
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** What a worker process serves: only the health probes, on the same conventions. */
+export function createHealthApp() {
+  return new Elysia({ normalize: false }).use(requestContext).use(problems).use(healthRoutes)
+}
