@@ -15,7 +15,9 @@ const app = (serving ? createApp() : createHealthApp()).listen({
 
 logger.info(
   { role: config.ROLE, port: app.server?.port, database: database.embedded ? 'embedded' : 'DATABASE_URL' },
-  serving ? `listening on http://${config.HOST}:${app.server?.port}` : `worker started; health on port ${app.server?.port}`,
+  serving
+    ? `listening on http://${config.HOST}:${app.server?.port}`
+    : `worker started; health on port ${app.server?.port}`,
 )
 
 let stopping = false
