@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { accountRoutes } from './accounts/routes'
 import { healthRoutes } from './health/routes'
 import { bodyRules } from './http/body'
-import { exactPaths } from './http/exact-paths'
+import { declareRoutes, exactPaths } from './http/exact-paths'
 import { docs } from './http/openapi'
 import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
@@ -14,11 +14,13 @@ export function createApp() {
     .use(requestContext)
     .use(problems)
     .use(bodyRules)
+    .use(exactPaths)
     .use(docs)
     .use(healthRoutes)
     .use(accountRoutes)
     .use(retailerRoutes)
-  return app.onRequest(exactPaths(app))
+  declareRoutes(app)
+  return app
 }
 
 export type App = ReturnType<typeof createApp>

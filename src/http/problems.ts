@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { AppError, type ErrorCode, type FieldError, STATUS } from '../shared/errors'
 import { logger } from '../shared/logger'
+import { Redirect, redirectForUnmatched } from './exact-paths'
 import { fieldErrors } from './validation'
 
 const TITLES: Record<ErrorCode, string> = {
@@ -70,7 +71,14 @@ export function toAppError(code: string | number, error: unknown, requestId: str
   return new AppError('internal_error', `an internal error occurred; quote request id ${requestId}`)
 }
 
-export const problems = new Elysia({ name: 'problems' }).onError({ as: 'global' }, ({ code, error, set }) => {
+export const problems = new Elysia({ name: 'problems' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
   const requestId = String(set.headers['x-request-id'] ?? '')
-  return problemResponse(toAppError(code, error, requestId), requestId)
+  if (code === 'NOT_FOUND') error = redirectForUnmatched(request) ?? error
+  if (error instanceof Redirect) {
+    set.status = 308
+    return new Response(null, { status: 308, headers: { location: error.location, 'x-request-id': requestId } })
+  }
+  const problem = toAppError(code, error, requestId)
+  set.status = problem.status // for the request log
+  return problemResponse(problem, requestId)
 })

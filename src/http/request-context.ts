@@ -11,14 +11,15 @@ export const requestContext = new Elysia({ name: 'request-context' })
     const sent = request.headers.get('x-request-id')
     set.headers['x-request-id'] = sent && VALID_ID.test(sent) ? sent : crypto.randomUUID()
   })
-  .onAfterResponse({ as: 'global' }, ({ request, set, path }) => {
+  .onAfterResponse({ as: 'global' }, ({ request, set, path, responseValue }) => {
     if (!logger.isLevelEnabled('info')) return
     const began = started.get(request)
     logger.info({
       request_id: set.headers['x-request-id'],
       method: request.method,
       path,
-      status: typeof set.status === 'number' ? set.status : 200,
+      status:
+        responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200,
       duration_ms: began === undefined ? undefined : Math.round((performance.now() - began) * 100) / 100,
     })
   })

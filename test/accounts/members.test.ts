@@ -156,6 +156,18 @@ describe('members (spec #4)', () => {
     expect(await tableCounts()).toEqual(before)
   })
 
+  test('bounds on both sides: email 320, name 255, q 255', async () => {
+    const org = await createOrganization()
+    const email = (n: number) => `${'a'.repeat(n - '@example.test'.length)}@example.test`
+    expect(email(320)).toHaveLength(320)
+    expect((await post(membersOf(org), { user_email: email(320), user_name: 'n'.repeat(255), role: 'viewer' }, org.key)).status).toBe(201)
+    expectProblem(await post(membersOf(org), { user_email: email(321), role: 'viewer' }, org.key), 422, 'validation_error')
+    expect((await get(`${membersOf(org)}?q=${'a'.repeat(255)}`, org.key)).status).toBe(200)
+    const long = await get(`${membersOf(org)}?q=${'a'.repeat(256)}`, org.key)
+    expectProblem(long, 422, 'validation_error')
+    expect(long.json.errors[0].field).toBe('q')
+  })
+
   test('change role and metadata with merge semantics; the last owner stays', async () => {
     const org = await createOrganization()
     const added = await post(

@@ -89,8 +89,28 @@ describe('quick start (contract §1)', () => {
         organization: { id: string }
         api_key: { key: string }
       }
+      await fetch(`${first.url}/no/such/path`, { headers: { 'x-request-id': 'trace-404' } })
+      await fetch(`${first.url}/readyz`, { headers: { 'x-request-id': 'trace-200' } })
       first.kill('SIGTERM')
       expect(await first.exited).toBe(0)
+      // one structured JSON line per request: request id, method, path, status, duration
+      const lines = first
+        .output()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+      expect(lines.find((l) => l.request_id === 'trace-404')).toMatchObject({
+        method: 'GET',
+        path: '/no/such/path',
+        status: 404,
+      })
+      expect(lines.find((l) => l.request_id === 'trace-200')).toMatchObject({
+        method: 'GET',
+        path: '/readyz',
+        status: 200,
+      })
+      expect(typeof lines.find((l) => l.request_id === 'trace-200').duration_ms).toBe('number')
+      expect(first.output()).not.toContain(api_key.key) // keys never logged
       expect(first.output()).toContain('"msg":"stopped"')
       expect(existsSync(join(dir, 'pg', 'postmaster.pid'))).toBe(false)
       expect(fetch(`${first.url}/healthz`)).rejects.toThrow()

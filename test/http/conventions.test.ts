@@ -98,6 +98,27 @@ describe('shared conventions', () => {
     expect((await get('/healthz/')).status).toBe(308)
   })
 
+  test('a route declared with a trailing slash redirects the bare form (308), keeping the query', async () => {
+    const { Elysia } = await import('elysia')
+    const { declareRoutes, exactPaths } = await import('../../src/http/exact-paths')
+    const { problems } = await import('../../src/http/problems')
+    const app = new Elysia({ strictPath: true })
+      .use(problems)
+      .use(exactPaths)
+      .get('/things/', ({ query }) => `ok${query.x ?? ''}`)
+    declareRoutes(app)
+    app.listen({ port: 0, hostname: '127.0.0.1' })
+    try {
+      const base = `http://127.0.0.1:${app.server!.port}`
+      const bare = await fetch(`${base}/things?x=1`, { redirect: 'manual' })
+      expect(bare.status).toBe(308)
+      expect(bare.headers.get('location')).toBe('/things/?x=1')
+      expect(await (await fetch(`${base}/things/`)).text()).toBe('ok')
+    } finally {
+      app.stop(true)
+    }
+  })
+
   test('no stack trace, SQL or internal path in an error body', async () => {
     const res = await get(`${ORGS}/${'x'.repeat(22)}/members`, `gck_live_${'A'.repeat(43)}`)
     expectProblem(res, 401, 'unauthenticated')
