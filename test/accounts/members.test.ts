@@ -160,8 +160,15 @@ describe('members (spec #4)', () => {
     const org = await createOrganization()
     const email = (n: number) => `${'a'.repeat(n - '@example.test'.length)}@example.test`
     expect(email(320)).toHaveLength(320)
-    expect((await post(membersOf(org), { user_email: email(320), user_name: 'n'.repeat(255), role: 'viewer' }, org.key)).status).toBe(201)
-    expectProblem(await post(membersOf(org), { user_email: email(321), role: 'viewer' }, org.key), 422, 'validation_error')
+    expect(
+      (await post(membersOf(org), { user_email: email(320), user_name: 'n'.repeat(255), role: 'viewer' }, org.key))
+        .status,
+    ).toBe(201)
+    expectProblem(
+      await post(membersOf(org), { user_email: email(321), role: 'viewer' }, org.key),
+      422,
+      'validation_error',
+    )
     expect((await get(`${membersOf(org)}?q=${'a'.repeat(255)}`, org.key)).status).toBe(200)
     const long = await get(`${membersOf(org)}?q=${'a'.repeat(256)}`, org.key)
     expectProblem(long, 422, 'validation_error')

@@ -202,7 +202,14 @@ describe('retailers', () => {
     expect(past.json.data).toEqual([])
     expect(past.json.pagination.total_count).toBe(4)
     expect((await get(`${RETAILERS}?search=${'s'.repeat(255)}`, a.key)).status).toBe(200)
-    for (const bad of ['page=0', 'page_size=101', 'page_size=0', 'organization_id=nope', 'search=', `search=${'s'.repeat(256)}`]) {
+    for (const bad of [
+      'page=0',
+      'page_size=101',
+      'page_size=0',
+      'organization_id=nope',
+      'search=',
+      `search=${'s'.repeat(256)}`,
+    ]) {
       const res = await get(`${RETAILERS}?${bad}`, a.key)
       expectProblem(res, 422, 'validation_error')
       expect(res.json.errors[0].field).toBe(bad.split('=')[0])
