@@ -1,0 +1,45 @@
+import rules from './date-labels.json'
+
+/** The free-text fields scanned for date labels (spec: product record, date_label_compliance). */
+export const DATE_LABEL_FIELDS = ['product_name', 'description', 'net_content', 'usage_instructions'] as const
+export type DateLabelField = (typeof DATE_LABEL_FIELDS)[number]
+
+export type DateLabelViolation = { field: DateLabelField; phrase: string; why: string }
+
+/** Lower case, every run of spacing, hyphens and punctuation as one space, padded for whole-word search. */
+const normalize = (text: string) =>
+  ` ${text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()} `
+
+const uniform = [...rules.uniform_terms.quality, ...rules.uniform_terms.safety]
+  .map(normalize)
+  .sort((a, b) => b.length - a.length) // longest first, so "use by or freeze by" is masked whole
+const prohibited = rules.prohibited.map((p) => ({ ...p, normalized: normalize(p.phrase) }))
+
+/** The prohibited date-label phrases in one text; the uniform terms are never flagged. */
+export function findDateLabelPhrases(text: string): { phrase: string; why: string }[] {
+  let scanned = normalize(text)
+  for (const term of uniform) scanned = scanned.replaceAll(term, ' ~ ')
+  return prohibited.filter((p) => scanned.includes(p.normalized)).map(({ phrase, why }) => ({ phrase, why }))
+}
+
+export function dateLabelViolations(fields: Partial<Record<DateLabelField, string | null | undefined>>) {
+  const found: DateLabelViolation[] = []
+  for (const field of DATE_LABEL_FIELDS) {
+    const text = fields[field]
+    if (text) for (const p of findDateLabelPhrases(text)) found.push({ field, ...p })
+  }
+  return found
+}
+
+/** `date_label_compliance` of the product record, computed on read. */
+export function dateLabelCompliance(fields: Partial<Record<DateLabelField, string | null | undefined>>) {
+  const violations = dateLabelViolations(fields)
+  return {
+    ca_ab660: violations.length === 0 ? ('compliant' as const) : ('non_compliant' as const),
+    federal: 'unknown' as const,
+    notes: violations.map((v) => `${v.field}: prohibited date label "${v.phrase}" (${v.why})`),
+  }
+}
