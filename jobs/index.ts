@@ -1,17 +1,20 @@
 import type { PgBoss, Queue, WorkHandler } from 'pg-boss'
+import * as catalogPromote from './catalog-promote'
 
-/** One module per queue (file name = queue name); later features add theirs here. */
+/** One module per queue (file name = queue name). */
 export type JobModule = {
   name: string
   options?: Omit<Queue, 'name'>
   handle: WorkHandler<any>
 }
 
-export const JOBS: JobModule[] = []
+export const JOBS: JobModule[] = [catalogPromote]
+
+/** Every process creates the queues it may send to (idempotent). */
+export async function createQueues(boss: PgBoss): Promise<void> {
+  for (const job of JOBS) await boss.createQueue(job.name, job.options)
+}
 
 export async function startWorkers(boss: PgBoss): Promise<void> {
-  for (const job of JOBS) {
-    await boss.createQueue(job.name, job.options)
-    await boss.work(job.name, job.handle)
-  }
+  for (const job of JOBS) await boss.work(job.name, job.handle)
 }

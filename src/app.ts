@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { accountRoutes } from './accounts/routes'
+import { catalogRoutes } from './catalog/routes'
 import { healthRoutes } from './health/routes'
 import { bodyRules } from './http/body'
 import { declareRoutes, exactPaths } from './http/exact-paths'
@@ -19,6 +20,7 @@ export function createApp() {
     .use(healthRoutes)
     .use(accountRoutes)
     .use(retailerRoutes)
+    .use(catalogRoutes)
   declareRoutes(app)
   return app
 }

@@ -23,6 +23,8 @@ const Env = t.Object({
   /** Seconds a verified API key stays in the in-process cache (revocation clears it at once). */
   KEY_CACHE_TTL: t.Integer({ minimum: 0, maximum: 3600, default: 60 }),
   DB_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: 16 }),
+  /** Aggregate confidence a non-owner value needs before it becomes a product's canonical value. */
+  PROMOTION_THRESHOLD: t.Number({ minimum: 0, maximum: 1, default: 0.6 }),
 })
 
 export type Config = typeof Env.static & { environment: 'development' | 'production' | 'test' }

@@ -28,13 +28,12 @@ export async function openDatabase(config: Config, poolSize?: number): Promise<D
 export async function startBackground(config: Config, url: string, withWorkers: boolean) {
   keyCache.configure(config.KEY_CACHE_TTL)
   const stopListening = listenForRevocations(url)
-  if (withWorkers) {
-    const boss = await startBoss(url)
-    const { startWorkers } = await import('../jobs/index')
-    await startWorkers(boss)
-  }
+  const boss = await startBoss(url, withWorkers)
+  const { createQueues, startWorkers } = await import('../jobs/index')
+  await createQueues(boss)
+  if (withWorkers) await startWorkers(boss)
   return async () => {
     await stopListening()
-    if (withWorkers) await stopBoss()
+    await stopBoss()
   }
 }

@@ -1,0 +1,39 @@
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import { brands, organizations } from '../db/schema'
+import type { Tx } from '../db/tx'
+
+/**
+ * The brand named `name` of `organizationId` (or the unowned one when null), made on first use.
+ * Concurrent callers converge on one row through the unique index.
+ */
+export async function brandFor(tx: Tx, organizationId: string | null, name: string): Promise<string> {
+  const owner = organizationId === null ? isNull(brands.organizationId) : eq(brands.organizationId, organizationId)
+  const named = and(owner, sql`lower(${brands.name}) = lower(${name})`)
+  const [found] = await tx.select({ id: brands.id }).from(brands).where(named)
+  if (found) return found.id
+  const [made] = await tx
+    .insert(brands)
+    .values({ name, organizationId })
+    .onConflictDoNothing()
+    .returning({ id: brands.id })
+  if (made) return made.id
+  const [raced] = await tx.select({ id: brands.id }).from(brands).where(named)
+  return raced!.id
+}
+
+/** The organization's name and GS1 company prefixes. */
+export async function organizationProfile(tx: Tx, organizationId: string) {
+  const [org] = await tx
+    .select({ name: organizations.name, prefixes: organizations.gs1CompanyPrefixes })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId))
+  return org!
+}
+
+/** prefix_matched when the GTIN falls under one of the organization's GS1 company prefixes. */
+export function verificationFor(gtin14: string, prefixes: string[]) {
+  const gtin13 = gtin14.slice(1)
+  const gtin8 = gtin14.startsWith('000000') ? gtin14.slice(6) : null
+  const matched = prefixes.some((p) => gtin13.startsWith(p) || (gtin8 !== null && gtin8.startsWith(p)))
+  return matched ? ('prefix_matched' as const) : ('unverified' as const)
+}

@@ -1,0 +1,61 @@
+import { eq } from 'drizzle-orm'
+import { products } from '../db/schema'
+import { withTx } from '../db/tx'
+import { AppError, notFound } from '../shared/errors'
+import { parseId } from '../shared/ids'
+import { brandFor, organizationProfile, verificationFor } from './brands'
+import { normalizeGtin } from './gtin'
+import { lockOwned } from './products'
+import { findProduct, toProductResource } from './resource'
+
+/**
+ * Claim an existing GTIN: the product links to a brand of the claiming organization (its brand's
+ * name, or the organization's). Again by the owner: unchanged (idempotent). Held by another: 409.
+ */
+export function claimProduct(organizationId: string, gtinInput: string) {
+  const gtin = normalizeGtin(gtinInput)
+  return withTx(async (tx, emit) => {
+    const found = await findProduct(tx, gtin, true)
+    if (!found) throw notFound('product')
+    const { product } = found
+    if (product.ownerId === organizationId) return toProductResource(found)
+    if (product.ownerId !== null || found.brandOrg !== null)
+      throw new AppError('already_claimed', `${gtin} is claimed by another organization`)
+    const org = await organizationProfile(tx, organizationId)
+    const brandId = await brandFor(tx, organizationId, found.brandName || org.name)
+    await tx
+      .update(products)
+      .set({
+        ownerId: organizationId,
+        brandId,
+        claimVerificationStatus: verificationFor(gtin, org.prefixes),
+        modified: new Date(),
+      })
+      .where(eq(products.id, product.id))
+    const resource = toProductResource((await findProduct(tx, gtin))!)
+    emit({ eventType: 'product.claimed', organizationId, subjectId: product.id, data: resource })
+    return resource
+  })
+}
+
+/**
+ * Spec #3, unclaim: the product stays in the catalog; it links to the unowned brand of the same
+ * name, so `is_claimed` is false, and `owner_id` and `claim_verification_status` become null.
+ * Only the owning organization can unclaim (403 otherwise).
+ */
+export function unclaimProduct(organizationId: string, gtinInput: string, bodyOrganization?: string | null) {
+  const gtin = normalizeGtin(gtinInput)
+  if (bodyOrganization && parseId(bodyOrganization) !== organizationId)
+    throw new AppError('forbidden', 'organization_id must be the organization of the API key')
+  return withTx(async (tx, emit) => {
+    const { product, brandName } = await lockOwned(tx, organizationId, gtin)
+    const brandId = brandName ? await brandFor(tx, null, brandName) : null
+    await tx
+      .update(products)
+      .set({ ownerId: null, brandId, claimVerificationStatus: null, modified: new Date() })
+      .where(eq(products.id, product.id))
+    const resource = toProductResource((await findProduct(tx, gtin))!)
+    emit({ eventType: 'product.unclaimed', organizationId, subjectId: product.id, data: resource })
+    return resource
+  })
+}

@@ -1,0 +1,163 @@
+import { and, asc, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
+import { db } from '../db/client'
+import { brands, products } from '../db/schema'
+import { type Emit, type Tx, withTx } from '../db/tx'
+import { AppError, type FieldError, invalidField, notFound } from '../shared/errors'
+import { parseId } from '../shared/ids'
+import { mergeMetadata, metadataFits } from '../shared/metadata'
+import { type PageQuery, paginate } from '../shared/pagination'
+import { brandFor, organizationProfile, verificationFor } from './brands'
+import { dateLabelViolations } from './date-labels'
+import { normalizeGtin } from './gtin'
+import { analyzeIngredients } from './ingredients/analyze'
+import { recordCandidates } from './provenance'
+import { FIELD_COLUMNS, findProduct, type ProductField, productSelection, toProductResource } from './resource'
+import type { ProductCreate, ProductPatch } from './schemas'
+
+/** 422 `date_label_violation` naming each field and phrase (AB 660); registration only. */
+function rejectDateLabels(input: ProductPatch) {
+  const found = dateLabelViolations(input)
+  if (found.length === 0) return
+  const errors: FieldError[] = found.map((v) => ({
+    field: v.field,
+    message: `contains the prohibited date label "${v.phrase}": ${v.why}`,
+  }))
+  throw new AppError('date_label_violation', errors.map((e) => `${e.field} ${e.message}`).join('; '), errors)
+}
+
+/** Column values for the scalar fields present in the input. */
+function columnsFrom(input: ProductPatch) {
+  const values: Record<string, unknown> = {}
+  for (const [field, column] of Object.entries(FIELD_COLUMNS)) {
+    const value = input[field as ProductField]
+    if (value !== undefined) values[column] = field === 'country_of_origin' ? String(value).toUpperCase() : value
+  }
+  return values
+}
+
+function ingredientColumns(text: string | undefined) {
+  if (text === undefined) return {}
+  const a = analyzeIngredients(text)
+  return {
+    containsAllergens: a.contains,
+    mayContainAllergens: a.mayContain,
+    certifications: a.certifications,
+    substances: a.substances,
+  }
+}
+
+const isUniqueViolation = (err: unknown) =>
+  (err as { code?: string })?.code === '23505' || (err as { cause?: { code?: string } })?.cause?.code === '23505'
+
+const emitProduct = (
+  emit: Emit,
+  type: string,
+  resource: ReturnType<typeof toProductResource>,
+  org: string | null,
+  id: string,
+) => emit({ eventType: type, organizationId: org, subjectId: id, data: resource })
+
+/** Spec #11: the record, claimed for the key's organization; 409 `gtin_exists` when the GTIN is there. */
+export async function createProduct(organizationId: string, input: ProductCreate) {
+  const gtin = normalizeGtin(input.gtin)
+  if (input.organization_id && parseId(input.organization_id) !== organizationId)
+    throw new AppError('forbidden', 'organization_id must be the organization of the API key')
+  rejectDateLabels(input)
+  try {
+    return await withTx(async (tx, emit) => {
+      const org = await organizationProfile(tx, organizationId)
+      const brandId = await brandFor(tx, organizationId, input.brand || org.name)
+      const [row] = await tx
+        .insert(products)
+        .values({
+          gtin,
+          ...columnsFrom(input),
+          ...ingredientColumns(input.ingredients_text),
+          brandId,
+          ownerId: organizationId,
+          claimVerificationStatus: verificationFor(gtin, org.prefixes),
+          dataSource: 'claimed',
+          metadata: mergeMetadata({}, input.metadata),
+        })
+        .returning({ id: products.id })
+      const confidence = await recordCandidates(tx, row!.id, input, 'claimed', organizationId)
+      await tx.update(products).set(confidence).where(eq(products.id, row!.id))
+      const resource = toProductResource((await findProduct(tx, gtin))!)
+      emitProduct(emit, 'product.created', resource, organizationId, row!.id)
+      return resource
+    })
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('gtin_exists', `${gtin} is already in the catalog; claim it instead`)
+    throw err
+  }
+}
+
+export async function getProduct(gtinInput: string) {
+  const found = await findProduct(db, normalizeGtin(gtinInput))
+  if (!found) throw notFound('product')
+  return toProductResource(found)
+}
+
+export type ProductFilter = { organization_id?: string; claimed?: 'true' | 'false' }
+
+export function listProducts(filter: ProductFilter, page: PageQuery) {
+  const conditions: SQL[] = []
+  if (filter.organization_id) conditions.push(eq(products.ownerId, filter.organization_id))
+  if (filter.claimed === 'true') conditions.push(isNotNull(brands.organizationId))
+  if (filter.claimed === 'false') conditions.push(isNull(brands.organizationId))
+  const where = conditions.length ? and(...conditions) : undefined
+  const base = () =>
+    db
+      .select({ ...productSelection, total_count: sql<number>`count(*) over ()` })
+      .from(products)
+      .leftJoin(brands, eq(brands.id, products.brandId))
+  return paginate(
+    page,
+    (limit, offset) => base().where(where).orderBy(asc(products.gtin)).limit(limit).offset(offset),
+    async () => {
+      const [row] = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(products)
+        .leftJoin(brands, eq(brands.id, products.brandId))
+        .where(where)
+      return row?.n ?? 0
+    },
+    (r) => toProductResource(r),
+  )
+}
+
+/** Locks the product for a change by its owner: 404 when absent, 403 when another organization owns it. */
+export async function lockOwned(tx: Tx, organizationId: string, gtin: string) {
+  const found = await findProduct(tx, gtin, true)
+  if (!found) throw notFound('product')
+  if (found.product.ownerId !== organizationId)
+    throw new AppError('forbidden', 'only the organization that owns the product can change it')
+  return found
+}
+
+/** Partial update by the owner: metadata merges, compliance and ingredient parsing run again. */
+export async function updateProduct(organizationId: string, gtinInput: string, patch: ProductPatch) {
+  const gtin = normalizeGtin(gtinInput)
+  rejectDateLabels(patch)
+  return withTx(async (tx, emit) => {
+    const { product } = await lockOwned(tx, organizationId, gtin)
+    const metadata = mergeMetadata(product.metadata, patch.metadata)
+    if (!metadataFits(metadata)) throw invalidField('metadata', 'would exceed 50 keys')
+    const brandId = patch.brand ? await brandFor(tx, organizationId, patch.brand) : undefined
+    const confidence = await recordCandidates(tx, product.id, patch, 'claimed', organizationId)
+    await tx
+      .update(products)
+      .set({
+        ...columnsFrom(patch),
+        ...ingredientColumns(patch.ingredients_text),
+        ...(brandId ? { brandId } : {}),
+        metadata,
+        ...confidence,
+        modified: new Date(),
+      })
+      .where(eq(products.id, product.id))
+    const resource = toProductResource((await findProduct(tx, gtin))!)
+    emitProduct(emit, 'product.updated', resource, organizationId, product.id)
+    return resource
+  })
+}

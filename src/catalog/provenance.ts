@@ -1,0 +1,136 @@
+import { asc, eq } from 'drizzle-orm'
+import { config } from '../config'
+import { productCandidates } from '../db/schema'
+import type { DATA_SOURCES } from '../db/schema/catalog'
+import type { Executor, Tx } from '../db/tx'
+import { toShortId } from '../shared/ids'
+import { FIELD_COLUMNS, type ProductField } from './resource'
+
+type DataSource = (typeof DATA_SOURCES)[number]
+
+/** How much one value from each source is trusted; claimed (brand-owner) values always win. */
+export const SOURCE_CONFIDENCE: Record<DataSource, number> = {
+  claimed: 1,
+  gtin1_authoritative: 0.95,
+  usda_fdc: 0.8,
+  fda_ndc: 0.8,
+  brand_site_crawl: 0.75,
+  open_food_facts: 0.7,
+  imported: 0.7,
+  external_api: 0.65,
+  affiliate_feed: 0.6,
+  datakick: 0.5,
+  common_crawl_wdc: 0.5,
+  ai_extracted: 0.45,
+  crowd_sourced: 0.4, // one alone stays below the 0.6 threshold; two independent agreeing reach 0.64
+}
+
+/** Fields that have candidates: every stored scalar field and the brand name. */
+export const PROVENANCE_FIELDS = [...Object.keys(FIELD_COLUMNS), 'brand'] as (ProductField | 'brand')[]
+
+type Candidate = typeof productCandidates.$inferSelect
+export type Winner = { value: unknown; source: DataSource; score: number }
+
+/** Records a value for each field present in `input`, from one source and contributor. */
+export async function recordCandidates(
+  tx: Tx,
+  productId: string,
+  input: Partial<Record<string, unknown>>,
+  source: DataSource,
+  contributorId: string | null,
+) {
+  const rows = PROVENANCE_FIELDS.filter((f) => input[f] !== undefined).map((field) => ({
+    productId,
+    field,
+    value: input[field] as unknown,
+    source,
+    confidence: SOURCE_CONFIDENCE[source],
+    contributorId,
+  }))
+  if (rows.length) await tx.insert(productCandidates).values(rows)
+  return summarize(decide(await candidatesOf(tx, productId)))
+}
+
+export const candidatesOf = (ex: Executor, productId: string) =>
+  ex
+    .select()
+    .from(productCandidates)
+    .where(eq(productCandidates.productId, productId))
+    .orderBy(asc(productCandidates.created), asc(productCandidates.id))
+
+/**
+ * The canonical value of each field. The newest claimed value wins outright. Otherwise values are
+ * grouped; each independent contributor (organization, or source when anonymous) counts once with
+ * its best confidence, combined as 1 - Π(1 - c); the best group wins if it reaches the threshold.
+ */
+export function decide(candidates: Candidate[], threshold = config.PROMOTION_THRESHOLD): Map<string, Winner> {
+  const byField = Map.groupBy(candidates, (c) => c.field)
+  const winners = new Map<string, Winner>()
+  for (const [field, list] of byField) {
+    const claimed = list.filter((c) => c.source === 'claimed').at(-1)
+    if (claimed) {
+      winners.set(field, { value: claimed.value, source: 'claimed', score: claimed.confidence })
+      continue
+    }
+    let best: (Winner & { at: number }) | null = null
+    for (const [key, group] of Map.groupBy(list, (c) => JSON.stringify(c.value))) {
+      const perContributor = new Map<string, Candidate>()
+      for (const c of group) {
+        const who = c.contributorId ?? `source:${c.source}`
+        const seen = perContributor.get(who)
+        if (!seen || seen.confidence <= c.confidence) perContributor.set(who, c)
+      }
+      const score = 1 - [...perContributor.values()].reduce((miss, c) => miss * (1 - c.confidence), 1)
+      const strongest = [...perContributor.values()].sort((a, b) => b.confidence - a.confidence)[0]!
+      const at = Math.max(...group.map((c) => c.created.getTime()))
+      if (!best || score > best.score + 1e-9 || (Math.abs(score - best.score) < 1e-9 && at > best.at))
+        best = { value: JSON.parse(key), source: strongest.source, score, at }
+    }
+    if (best && best.score >= threshold - 1e-9)
+      winners.set(field, { value: best.value, source: best.source, score: best.score })
+  }
+  return winners
+}
+
+/** field_confidence, confidence_score (mean over canonical fields) and data_source (of product_name). */
+export function summarize(winners: Map<string, Winner>) {
+  const fieldConfidence = Object.fromEntries(
+    [...winners].map(([f, w]) => [f, Math.round(Math.min(1, w.score) * 1000) / 1000]),
+  )
+  const scores = Object.values(fieldConfidence)
+  const confidenceScore = scores.length
+    ? Math.round((scores.reduce((a, b) => a + b, 0) / scores.length) * 1000) / 1000
+    : 0
+  const nameSource = winners.get('product_name')?.source
+  return { fieldConfidence, confidenceScore, ...(nameSource ? { dataSource: nameSource } : {}) }
+}
+
+/** GET …/provenance: every candidate per field, newest first, with the canonical one marked. */
+export async function provenanceOf(ex: Executor, productId: string, gtin: string) {
+  const candidates = await candidatesOf(ex, productId)
+  const winners = decide(candidates)
+  const fields: Record<
+    string,
+    {
+      value: unknown
+      source: string
+      confidence: number
+      contributor_id: string | null
+      created: string
+      canonical: boolean
+    }[]
+  > = {}
+  for (const c of [...candidates].reverse()) {
+    const winner = winners.get(c.field)
+    ;(fields[c.field] ??= []).push({
+      value: c.value,
+      source: c.source,
+      confidence: c.confidence,
+      contributor_id: c.contributorId ? toShortId(c.contributorId) : null,
+      created: c.created.toISOString(),
+      canonical:
+        winner !== undefined && JSON.stringify(winner.value) === JSON.stringify(c.value) && winner.source === c.source,
+    })
+  }
+  return { gtin, fields }
+}
