@@ -34,6 +34,6 @@ export async function organizationProfile(tx: Tx, organizationId: string) {
 export function verificationFor(gtin14: string, prefixes: string[]) {
   const gtin13 = gtin14.slice(1)
   const gtin8 = gtin14.startsWith('000000') ? gtin14.slice(6) : null
-  const matched = prefixes.some((p) => gtin13.startsWith(p) || (gtin8 !== null && gtin8.startsWith(p)))
+  const matched = prefixes.some((p) => gtin13.startsWith(p) || gtin8?.startsWith(p) === true)
   return matched ? ('prefix_matched' as const) : ('unverified' as const)
 }

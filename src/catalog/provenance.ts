@@ -122,7 +122,8 @@ export async function provenanceOf(ex: Executor, productId: string, gtin: string
   > = {}
   for (const c of [...candidates].reverse()) {
     const winner = winners.get(c.field)
-    ;(fields[c.field] ??= []).push({
+    fields[c.field] ??= []
+    fields[c.field]!.push({
       value: c.value,
       source: c.source,
       confidence: c.confidence,
