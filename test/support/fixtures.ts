@@ -5,6 +5,7 @@ import { databaseUrl, post } from './server'
 export const ADMIN = { 'x-admin-token': process.env.ADMIN_TOKEN ?? 'test-admin-token-0123456789' }
 export const ORGS = '/account/api/v1/organizations'
 export const RETAILERS = '/retailers/api/v1/retailers'
+export const PRODUCTS = '/products/api/v1/products'
 
 let counter = 0
 export const unique = (label: string) => `${label}-${Date.now().toString(36)}-${++counter}`
@@ -60,7 +61,8 @@ export async function tableCounts() {
   const rows = await sql<{ t: string; n: number }>(
     `select 'organizations' t, count(*)::int n from organizations union all select 'members', count(*)::int from members
      union all select 'api_keys', count(*)::int from api_keys union all select 'retailers', count(*)::int from retailers
-     union all select 'events', count(*)::int from events`,
+     union all select 'events', count(*)::int from events union all select 'products', count(*)::int from products
+     union all select 'brands', count(*)::int from brands union all select 'candidates', count(*)::int from product_candidates`,
   )
   return Object.fromEntries(rows.map((r) => [r.t, r.n]))
 }
@@ -68,4 +70,13 @@ export async function tableCounts() {
 export async function closeSql() {
   await client?.end()
   client = null
+}
+
+let gtinSeq = Math.floor(Math.random() * 1e6)
+/** A fresh valid GTIN-13 (GS1 prefix 400-440, Germany: an ordinary trade-item range). */
+export function uniqueGtin(): string {
+  const body = `4${String(100000000000 + ((Date.now() % 1e7) * 1000 + (gtinSeq++ % 1000))).slice(-11)}`
+  let sum = 0
+  for (let i = body.length - 1, w = 3; i >= 0; i--, w = 4 - w) sum += Number(body[i]) * w
+  return body + ((10 - (sum % 10)) % 10)
 }
