@@ -4,11 +4,8 @@
 // A throwaway embedded PostgreSQL; HTTP load from wrk when installed (apt-get install wrk), else
 // from fetch in this process. Profiling: SERVER_PROFILE=1 writes a CPU profile of the server to
 // /tmp/prof; ONLY_LIST=1 runs the list alone (to profile just that).
-import { spawn } from 'node:child_process'
-import { mkdtempSync, openSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { startBenchServer } from './server'
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '64' } },
@@ -16,46 +13,18 @@ const { values } = parseArgs({
 const SECONDS = Number(values.seconds)
 const CONCURRENCY = Number(values.concurrency)
 
-const dataDir = mkdtempSync(join(tmpdir(), 'gtin-bench-'))
-process.env.DATA_DIR = dataDir
-process.env.LOG_LEVEL ??= 'warn'
-const { config } = await import('../../src/config')
-const { openDatabase } = await import('../../src/runtime')
+const bench = await startBenchServer()
+const { base, database, config } = bench
 const { createOrganization } = await import('../../src/accounts/organizations')
 const { createRetailer, listSelect, listWhere } = await import('../../src/retailers/retailers')
 const { parseId } = await import('../../src/shared/ids')
-const { freePort, waitForHealth } = await import('../../test/support/process')
 const { haveWrk, measure, measureWithWrk, printTable } = await import('./load')
 const pg = (await import('pg')).default
 
-const database = await openDatabase(config, 2)
 const { organization, api_key } = await createOrganization({ name: 'Bench', owner_email: 'bench@example.test' })
 const orgId = parseId(organization.id)!
 for (let i = 0; i < 200; i++)
   await createRetailer(orgId, { name: `Retailer ${String(i).padStart(3, '0')}`, marketplace_regions: ['US'] }, false)
-
-// The server runs as in production, in its own process, logging every request (to a file, as
-// under a process manager; a pipe read by this busy process would throttle it).
-const port = await freePort()
-const logFile = join(dataDir, 'server.log')
-const server = spawn(
-  process.execPath,
-  [...(process.env.SERVER_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=/tmp/prof'] : []), 'src/index.ts'],
-  {
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ROLE: 'api',
-      LOG_LEVEL: process.env.SERVER_LOG_LEVEL ?? 'info',
-    },
-    stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')],
-  },
-)
-const exited = new Promise((done) => server.on('exit', done))
-const base = `http://127.0.0.1:${port}`
-await waitForHealth(base)
 
 const listUrl = `${base}/retailers/api/v1/retailers?page_size=25`
 const headers = { 'x-api-key': api_key.key }
@@ -83,8 +52,7 @@ const http = (name: string, url: string, fn: () => Promise<boolean>, h: Record<s
   wrk ? measureWithWrk(name, url, CONCURRENCY, SECONDS, h) : measure(name, CONCURRENCY, SECONDS, fn)
 if (process.env.ONLY_LIST) {
   await http('list', listUrl, list, headers)
-  server.kill('SIGTERM')
-  await exited
+  await bench.stop()
   process.exit(0)
 }
 await warm(noop)
@@ -102,7 +70,7 @@ const sqlUnnamed = await measure(
 )
 
 console.log(
-  `\nconcurrency ${CONCURRENCY}, ${SECONDS} s each, 200 retailers, server log level ${process.env.SERVER_LOG_LEVEL ?? 'info'}, HTTP load from ${wrk ? 'wrk (1 thread)' : 'fetch in this process (install wrk for a lighter client)'}, SQL load from pg in this process\n`,
+  `\nconcurrency ${CONCURRENCY}, ${SECONDS} s each, 200 retailers, server log level ${bench.logLevel}, HTTP load from ${wrk ? 'wrk (1 thread)' : 'fetch in this process (install wrk for a lighter client)'}, SQL load from pg in this process\n`,
 )
 printTable([bare, authed, sqlFloor, sqlUnnamed])
 console.log(`\nauthenticated list / SQL floor: ${((authed.rps / sqlFloor.rps) * 100).toFixed(1)}% (target >= 50%)`)
@@ -110,8 +78,5 @@ console.log(`authenticated list / bare route: ${((authed.rps / bare.rps) * 100).
 console.log(`authenticated list p99: ${authed.p99.toFixed(2)} ms (target < 25 ms)`)
 
 await floorPool.end()
-server.kill('SIGTERM')
-await exited
-await database.close()
-rmSync(dataDir, { recursive: true, force: true })
+await bench.stop()
 process.exit(0)

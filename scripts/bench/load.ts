@@ -48,8 +48,9 @@ export async function measureWithWrk(
   concurrency: number,
   seconds: number,
   headers: Record<string, string> = {},
+  luaScript?: string,
 ): Promise<LoadResult> {
-  const args = ['wrk', '-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency']
+  const args = ['wrk', '-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency', ...(luaScript ? ['-s', luaScript] : [])]
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`)
   const proc = Bun.spawn([...args, url], { stdout: 'pipe', stderr: 'pipe' })
   const out = await new Response(proc.stdout).text()

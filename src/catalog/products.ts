@@ -1,5 +1,6 @@
 import { and, asc, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
 import { db } from '../db/client'
+import { prepared } from '../db/prepared'
 import { brands, products } from '../db/schema'
 import { type Emit, type Tx, withTx } from '../db/tx'
 import { AppError, type FieldError, invalidField, notFound } from '../shared/errors'
@@ -92,8 +93,18 @@ export async function createProduct(organizationId: string, input: ProductCreate
   }
 }
 
+const productByGtin = () =>
+  prepared('products_by_gtin', (name) =>
+    db
+      .select(productSelection)
+      .from(products)
+      .leftJoin(brands, eq(brands.id, products.brandId))
+      .where(eq(products.gtin, sql.placeholder('gtin')))
+      .prepare(name),
+  )
+
 export async function getProduct(gtinInput: string) {
-  const found = await findProduct(db, normalizeGtin(gtinInput))
+  const [found] = await productByGtin().execute({ gtin: normalizeGtin(gtinInput) })
   if (!found) throw notFound('product')
   return toProductResource(found)
 }

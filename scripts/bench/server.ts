@@ -1,0 +1,49 @@
+// A throwaway database and the service in its own process, as in production, for benchmarks.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, openSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export async function startBenchServer() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gtin-bench-'))
+  process.env.DATA_DIR = dataDir
+  process.env.LOG_LEVEL ??= 'warn'
+  const { config } = await import('../../src/config')
+  const { openDatabase } = await import('../../src/runtime')
+  const { freePort, waitForHealth } = await import('../../test/support/process')
+  const database = await openDatabase(config, 2)
+
+  // Logs go to a file, as under a process manager; a pipe read by this busy process would throttle it.
+  const port = await freePort()
+  const logFile = join(dataDir, 'server.log')
+  const server: ChildProcess = spawn(
+    process.execPath,
+    [...(process.env.SERVER_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=/tmp/prof'] : []), 'src/index.ts'],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        ROLE: 'all',
+        LOG_LEVEL: process.env.SERVER_LOG_LEVEL ?? 'info',
+      },
+      stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')],
+    },
+  )
+  const exited = new Promise((done) => server.on('exit', done))
+  const base = `http://127.0.0.1:${port}`
+  await waitForHealth(base)
+  return {
+    base,
+    database,
+    config,
+    logLevel: process.env.SERVER_LOG_LEVEL ?? 'info',
+    async stop() {
+      server.kill('SIGTERM')
+      await exited
+      await database.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
