@@ -1,5 +1,6 @@
 import { and, eq, ilike, or, type SQL, sql } from 'drizzle-orm'
 import { db } from '../db/client'
+import { isUniqueViolation } from '../db/errors'
 import { members } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { AppError, invalidField, notFound } from '../shared/errors'
@@ -44,9 +45,6 @@ export function listMembers(organizationId: string, filter: MemberFilter, page: 
     (r) => toMemberResource(r.member),
   )
 }
-
-const isUniqueViolation = (err: unknown) =>
-  (err as { code?: string })?.code === '23505' || (err as { cause?: { code?: string } })?.cause?.code === '23505'
 
 export type MemberInput = { user_email: string; user_name?: string; user_metadata?: Metadata | null; role: MemberRole }
 

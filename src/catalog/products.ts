@@ -1,5 +1,6 @@
 import { and, asc, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
 import { db } from '../db/client'
+import { isUniqueViolation } from '../db/errors'
 import { prepared } from '../db/prepared'
 import { brands, products } from '../db/schema'
 import { type Emit, type Tx, withTx } from '../db/tx'
@@ -46,9 +47,6 @@ function ingredientColumns(text: string | undefined) {
     substances: a.substances,
   }
 }
-
-const isUniqueViolation = (err: unknown) =>
-  (err as { code?: string })?.code === '23505' || (err as { cause?: { code?: string } })?.cause?.code === '23505'
 
 const emitProduct = (
   emit: Emit,
