@@ -123,6 +123,27 @@ describe('provenance and confidence promotion', () => {
     expect((await get(`${PRODUCTS}/${gtin}`, owner.key)).json.description).toBe('Owner text')
   })
 
+  test('crowd values with prohibited date labels are stored and flagged, not rejected', async () => {
+    const { gtin } = await unclaimedProduct()
+    const [c1, c2] = await Promise.all([createOrganization(), createOrganization()])
+    for (const c of [c1, c2]) {
+      const res = await post(
+        `${PRODUCTS}/${gtin}/contributions`,
+        { fields: { description: 'Sell by date on lid' } },
+        c.key,
+      )
+      expect(res.status).toBe(202)
+    }
+    await promoteProduct(await productIdOf(gtin))
+    const product = (await get(`${PRODUCTS}/${gtin}`, c1.key)).json
+    expect(product.description).toBe('Sell by date on lid')
+    expect(product.date_label_compliance).toEqual({
+      ca_ab660: 'non_compliant',
+      federal: 'unknown',
+      notes: [expect.stringContaining('description: prohibited date label "sell by"')],
+    })
+  })
+
   test('provenance lists candidates per field with source, confidence and the canonical one', async () => {
     const owner = await createOrganization()
     const gtin = uniqueGtin()
