@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { accountRoutes } from './accounts/routes'
+import { barcodeRoutes } from './barcodes/routes'
 import { catalogRoutes } from './catalog/routes'
 import { healthRoutes } from './health/routes'
 import { bodyRules } from './http/body'
@@ -21,6 +22,7 @@ export function createApp() {
     .use(accountRoutes)
     .use(retailerRoutes)
     .use(catalogRoutes)
+    .use(barcodeRoutes)
   declareRoutes(app)
   return app
 }
