@@ -1,6 +1,6 @@
 import bwipjs from 'bwip-js/node'
 import font from './ocrb-glyphs.json'
-import type { Symbol } from './symbology'
+import type { BarcodeSymbol } from './symbology'
 
 export type BarcodeOptions = {
   module_width: number
@@ -31,7 +31,7 @@ export const advanceOf = (char: string) => (font.glyphs[char as keyof typeof fon
  * (GS1 General Specifications §5.2.5): outer digits and light-margin indicators sit in the quiet zones.
  */
 function digitCentres(
-  layout: Symbol['layout'],
+  layout: BarcodeSymbol['layout'],
   human: string,
   modules: number,
 ): { char: string; at: number; small: boolean }[] {
@@ -73,7 +73,7 @@ function digitCentres(
  * guard bars extend 5 modules into the text band; compact text (font_size < 8) keeps every bar the
  * same height and sits closer. quiet_zone 0 drops the margins and the < > light-margin indicators.
  */
-export function layoutSymbol(symbol: Symbol, o: BarcodeOptions): Drawing {
+export function layoutSymbol(symbol: BarcodeSymbol, o: BarcodeOptions): Drawing {
   const [raw] = (bwipjs as unknown as { raw: (opts: object) => { sbs: number[]; bbs: number[] }[] }).raw({
     bcid: symbol.bcid,
     text: symbol.text,

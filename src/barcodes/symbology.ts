@@ -18,7 +18,7 @@ export const BARCODE_TYPES = [
 export type BarcodeType = (typeof BARCODE_TYPES)[number]
 
 /** What is drawn: the bwip-js encoder, its input, the resolved type and how text is laid out. */
-export type Symbol = {
+export type BarcodeSymbol = {
   type: Exclude<BarcodeType, 'auto'>
   bcid: string
   text: string
@@ -53,7 +53,7 @@ export function compressUpcA(upca: string): string | { problem: string } {
 }
 
 /** Resolves `barcode_type` for the input, or 422 with the reason the type cannot carry it. */
-export function resolveSymbol(input: string, requested: BarcodeType): Symbol {
+export function resolveSymbol(input: string, requested: BarcodeType): BarcodeSymbol {
   const trimmed = input.trim()
   const isAi = trimmed.startsWith('(')
   let type = requested
@@ -61,7 +61,7 @@ export function resolveSymbol(input: string, requested: BarcodeType): Symbol {
     if (isAi) type = 'gs1_128'
     else {
       const n = digitsOf(trimmed).length
-      const byLength: Record<number, Symbol['type']> = { 8: 'ean8', 12: 'upca', 13: 'ean13', 14: 'itf14' }
+      const byLength: Record<number, BarcodeSymbol['type']> = { 8: 'ean8', 12: 'upca', 13: 'ean13', 14: 'itf14' }
       const picked = /^\d+$/.test(digitsOf(trimmed)) ? byLength[n] : undefined
       if (!picked)
         throw reject(
