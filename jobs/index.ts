@@ -1,4 +1,5 @@
 import type { PgBoss, Queue, WorkHandler } from 'pg-boss'
+import * as barcodeBatch from './barcode-batch'
 import * as catalogPromote from './catalog-promote'
 
 /** One module per queue (file name = queue name). */
@@ -8,7 +9,7 @@ export type JobModule = {
   handle: WorkHandler<any>
 }
 
-export const JOBS: JobModule[] = [catalogPromote]
+export const JOBS: JobModule[] = [catalogPromote, barcodeBatch]
 
 /** Every process creates the queues it may send to (idempotent). */
 export async function createQueues(boss: PgBoss): Promise<void> {

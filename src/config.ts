@@ -7,6 +7,8 @@ const Env = t.Object({
   PORT: t.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: t.String({ default: '0.0.0.0' }),
   DATA_DIR: t.String({ default: './.data' }),
+  /** Where batch exports are written; api and worker processes must share it (default DATA_DIR/batches). */
+  BATCH_DIR: t.Optional(t.String({ minLength: 1 })),
   ROLE: t.Union([t.Literal('all'), t.Literal('api'), t.Literal('worker')], { default: 'all' }),
   ADMIN_TOKEN: t.Optional(t.String({ minLength: 16 })),
   TRUST_PROXY: t.Optional(t.String()),

@@ -1,8 +1,14 @@
 import { Elysia, t } from 'elysia'
 import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
+import { AppError } from '../shared/errors'
+import { acceptUpload } from '../http/body'
 import { CONTENT_TYPES, renderBarcode } from './barcodes'
+import { Batch, BatchCsvQuery, BatchParams, BatchRequest } from './batch-schemas'
+import { batchDownload, createBatch, getBatch, itemsFromCsv } from './batches'
 import { BarcodeRequest, withDefaults } from './schemas'
+
+acceptUpload(/^\/products\/api\/v1\/barcode\/batch\/$/, ['text/csv'])
 
 const tags = ['Barcodes']
 const fileContent = Object.fromEntries(
@@ -39,3 +45,48 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
     },
   },
 )
+  .post(
+    '/batch/',
+    async ({ apiKey, body, query, status }) => {
+      if (typeof body === 'string') {
+        if (!query.output) throw new AppError('validation_error', 'output is required', [{ field: 'output', message: 'is required (sheet or zip)' }])
+        const { output, template, ...options } = query
+        return status(202, await createBatch(apiKey.organizationId, itemsFromCsv(body), withDefaults(options), output, template))
+      }
+      const { items, output, template, ...options } = body
+      return status(202, await createBatch(apiKey.organizationId, items, withDefaults(options), output, template))
+    },
+    {
+      auth: { role: 'readonly' },
+      body: t.Union([BatchRequest, t.String({ description: 'text/csv: a header row with gtin and optional label' })]),
+      query: BatchCsvQuery,
+      response: { 202: Batch, ...errorResponses },
+      detail: {
+        tags,
+        summary: 'Start a batch export',
+        description:
+          'Up to 10,000 items as JSON (`items`, options as in spec #8, `output` sheet or zip, `template` a4-3x8 or letter-3x10) or as a CSV upload (Content-Type text/csv, columns gtin and optional label, options as query parameters; up to 20 MiB). Runs as a pg-boss job: poll the batch for status, progress and per-row errors (invalid rows are skipped), then download. A sheet is a vector PDF of labels, each symbol centred and scaled into its label.',
+      },
+    },
+  )
+  .get('/batch/:id/', ({ apiKey, params }) => getBatch(apiKey.organizationId, params.id), {
+    auth: { role: 'readonly' },
+    params: BatchParams,
+    response: { 200: Batch, ...errorResponses },
+    detail: { tags, summary: 'Batch status', description: '`completed` of `total` rows processed so far, per-row `errors` (row from 1, input, reason), and `download_url` once succeeded. Another organization\'s batch is 404.' },
+  })
+  .get(
+    '/batch/:id/download',
+    async ({ apiKey, params }) => {
+      const file = await batchDownload(apiKey.organizationId, params.id)
+      return new Response(Bun.file(file.path), {
+        headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.fileName}"` },
+      })
+    },
+    {
+      auth: { role: 'readonly' },
+      params: BatchParams,
+      response: { 200: t.Any({ description: 'the PDF or zip' }), ...errorResponses },
+      detail: { tags, summary: 'Download a batch', description: 'Streams the PDF (sheet) or zip. 409 `conflict` until the batch has succeeded.' },
+    },
+  )

@@ -2,9 +2,8 @@ import { Resvg } from '@resvg/resvg-js'
 import { PDFDocument, rgb } from 'pdf-lib'
 import { type Drawing, FONT_UNITS, outlineOf } from './layout'
 
-const MM_TO_PT = 72 / 25.4
-/** Millimetres (or points) with at most 4 decimals, no trailing zeros. */
-export const num = (n: number) => String(Math.round(n * 10_000) / 10_000)
+import { MM_TO_PT, num } from './numbers'
+import { convertPath, POSTSCRIPT } from './paths'
 
 const escapeXml = (s: string) =>
   s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!)
@@ -49,41 +48,6 @@ export function toPng(d: Drawing, dpi: number): Uint8Array {
   return rendered.asPng()
 }
 
-/** The SVG path data (y down, font units) as PostScript path operators, placed and scaled. */
-function pathToPostScript(path: string, x: number, baseline: number, scale: number, height: number): string {
-  const out: string[] = []
-  const tokens = path.match(/[MLCQZ]|-?[\d.]+(?:e-?\d+)?/gi) ?? []
-  const px = (v: number) => num((x + v * scale) * MM_TO_PT)
-  const py = (v: number) => num((height - (baseline + v * scale)) * MM_TO_PT)
-  let i = 0
-  let cx = 0
-  let cy = 0
-  const next = () => Number(tokens[i++])
-  while (i < tokens.length) {
-    const op = tokens[i++]
-    if (op === 'M' || op === 'L') {
-      cx = next()
-      cy = next()
-      out.push(`${px(cx)} ${py(cy)} ${op === 'M' ? 'moveto' : 'lineto'}`)
-    } else if (op === 'C') {
-      const [a, b, c, e, f, g] = [next(), next(), next(), next(), next(), next()]
-      out.push(`${px(a)} ${py(b)} ${px(c)} ${py(e)} ${px(f)} ${py(g)} curveto`)
-      cx = f
-      cy = g
-    } else if (op === 'Q') {
-      const [qx, qy, ex, ey] = [next(), next(), next(), next()]
-      const c1x = cx + (2 / 3) * (qx - cx)
-      const c1y = cy + (2 / 3) * (qy - cy)
-      const c2x = ex + (2 / 3) * (qx - ex)
-      const c2y = ey + (2 / 3) * (qy - ey)
-      out.push(`${px(c1x)} ${py(c1y)} ${px(c2x)} ${py(c2y)} ${px(ex)} ${py(ey)} curveto`)
-      cx = ex
-      cy = ey
-    } else if (op === 'Z' || op === 'z') out.push('closepath')
-  }
-  return out.join('\n')
-}
-
 /** EPS 3.0: vector rectangles and glyph outlines, bounding box in points. */
 export function toEps(d: Drawing, title: string): string {
   const w = d.width * MM_TO_PT
@@ -106,7 +70,9 @@ export function toEps(d: Drawing, title: string): string {
   ]
   for (const g of d.glyphs) {
     const path = outlineOf(g.char)
-    if (path) lines.push('newpath', pathToPostScript(path, g.x, g.baseline, g.size / FONT_UNITS, d.height), 'fill')
+    const scale = g.size / FONT_UNITS
+    const at = (x: number, y: number): [number, number] => [(g.x + x * scale) * MM_TO_PT, (d.height - (g.baseline + y * scale)) * MM_TO_PT]
+    if (path) lines.push('newpath', convertPath(path, at, POSTSCRIPT), 'fill')
   }
   lines.push('grestore', 'showpage', '%%EOF', '')
   return lines.join('\n')

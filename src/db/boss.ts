@@ -10,7 +10,16 @@ export let boss: PgBoss
  * also supervise queues and run handlers.
  */
 export async function startBoss(url: string, worker: boolean): Promise<PgBoss> {
-  boss = new PgBoss({ connectionString: url, schema: 'pgboss', max: 4, supervise: worker, schedule: worker })
+  boss = new PgBoss({
+    connectionString: url,
+    schema: 'pgboss',
+    max: 4,
+    supervise: worker,
+    schedule: worker,
+    // find jobs of dead workers (missed heartbeats) within seconds
+    superviseIntervalSeconds: 5,
+    monitorIntervalSeconds: 5,
+  })
   boss.on('error', () => {})
   await boss.start()
   return boss

@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { ShortId } from '../shared/ids'
+import { Enum } from '../shared/schema-types'
+import { BARCODE_TYPES } from './symbology'
+import { FORMATS, symbolOptions } from './schemas'
+import { TEMPLATES } from './sheet'
+
+export const MAX_BATCH_ITEMS = 10_000
+const OUTPUTS = ['sheet', 'zip'] as const
+const TEMPLATE_NAMES = Object.keys(TEMPLATES) as (keyof typeof TEMPLATES)[]
+
+const batchOptions = {
+  output: Enum(OUTPUTS, { description: 'sheet: a PDF of label sheets; zip: one file per item in `format`' }),
+  template: t.Optional(Enum(TEMPLATE_NAMES, { description: 'label sheet, default a4-3x8 (US Letter 3×10 = Avery 5160)' })),
+}
+
+export const BatchRequest = t.Object(
+  {
+    items: t.Array(
+      t.Object({ gtin: t.String({ minLength: 1, maxLength: 100 }), label: t.Optional(t.String({ maxLength: 100 })) }, { additionalProperties: false }),
+      { minItems: 1, maxItems: MAX_BATCH_ITEMS },
+    ),
+    ...symbolOptions,
+    ...batchOptions,
+  },
+  { additionalProperties: false },
+)
+
+/** The same options as query parameters, for a CSV upload (text/csv, columns gtin and optional label). */
+export const BatchCsvQuery = t.Object({
+  barcode_type: t.Optional(Enum(BARCODE_TYPES)),
+  format: t.Optional(Enum(FORMATS)),
+  module_width: t.Optional(t.Number({ minimum: 0.1, maximum: 2 })),
+  module_height: t.Optional(t.Number({ minimum: 1, maximum: 100 })),
+  font_size: t.Optional(t.Number({ minimum: 4, maximum: 24 })),
+  quiet_zone: t.Optional(t.Number({ minimum: 0, maximum: 20 })),
+  write_text: t.Optional(t.BooleanString()),
+  embed_font: t.Optional(t.BooleanString()),
+  dpi: t.Optional(t.Integer({ minimum: 72, maximum: 1200 })),
+  output: t.Optional(Enum(OUTPUTS)),
+  template: t.Optional(Enum(TEMPLATE_NAMES)),
+})
+
+export const Batch = t.Object({
+  id: ShortId,
+  status: Enum(['queued', 'running', 'succeeded', 'failed'] as const),
+  output: t.String(),
+  template: t.Union([t.String(), t.Null()]),
+  format: t.String(),
+  total: Type.Integer(),
+  completed: Type.Integer(),
+  errors: t.Array(t.Object({ row: Type.Integer(), input: t.String(), reason: t.String() })),
+  created: t.String({ format: 'date-time' }),
+  finished_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+  download_url: t.Union([t.String(), t.Null()]),
+})
+
+export const BatchParams = t.Object({ id: t.String({ minLength: 1, maxLength: 40 }) })

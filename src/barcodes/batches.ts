@@ -1,0 +1,113 @@
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { and, eq } from 'drizzle-orm'
+import Papa from 'papaparse'
+import { config } from '../config'
+import { db } from '../db/client'
+import { type BatchItem, barcodeBatches } from '../db/schema'
+import { withTx } from '../db/tx'
+import { AppError, invalidField, notFound } from '../shared/errors'
+import { parseId, toShortId } from '../shared/ids'
+import { type BatchOutput, type BatchPlan, renderBatch } from './batch-render'
+import { MAX_BATCH_ITEMS } from './batch-schemas'
+import { type SymbolSettings, withDefaults } from './schemas'
+import type { TemplateName } from './sheet'
+
+type BatchRow = typeof barcodeBatches.$inferSelect
+const PREFIX = '/products/api/v1/barcode/batch'
+
+export const batchDir = () => resolve(config.BATCH_DIR ?? join(config.DATA_DIR, 'batches'))
+
+export const toBatchResource = (b: BatchRow) => ({
+  id: toShortId(b.id),
+  status: b.status,
+  output: b.output,
+  template: b.template,
+  format: b.output === 'sheet' ? 'pdf' : String(b.settings.format),
+  total: b.total,
+  completed: b.completed,
+  errors: b.errors,
+  created: b.created.toISOString(),
+  finished_at: b.finishedAt?.toISOString() ?? null,
+  download_url: b.status === 'succeeded' ? `${PREFIX}/${toShortId(b.id)}/download` : null,
+})
+
+/** Items from a CSV upload: header row with `gtin` and optional `label`; rows counted from 1. */
+export function itemsFromCsv(csv: string): BatchItem[] {
+  const parsed = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim().toLowerCase() })
+  if (!parsed.meta.fields?.includes('gtin')) throw invalidField('body', 'the CSV needs a header row with a gtin column (and optionally label)')
+  const items = parsed.data.map((r) => ({ gtin: (r.gtin ?? '').trim(), ...(r.label?.trim() ? { label: r.label.trim().slice(0, 100) } : {}) }))
+  if (items.length === 0) throw invalidField('body', 'the CSV has no data rows')
+  if (items.length > MAX_BATCH_ITEMS) throw invalidField('body', `a batch takes at most ${MAX_BATCH_ITEMS} rows; got ${items.length}`)
+  return items
+}
+
+/** Stores the batch and queues its `barcode.batch` job in one transaction (202). */
+export async function createBatch(
+  organizationId: string,
+  items: BatchItem[],
+  settings: SymbolSettings,
+  output: BatchOutput,
+  template: TemplateName | undefined,
+) {
+  const { enqueue } = await import('../../jobs/barcode-batch')
+  return withTx(async (tx) => {
+    const [row] = await tx
+      .insert(barcodeBatches)
+      .values({ organizationId, items, settings, output, template: output === 'sheet' ? (template ?? 'a4-3x8') : null, total: items.length })
+      .returning()
+    await enqueue(tx, { batchId: row!.id })
+    return toBatchResource(row!)
+  })
+}
+
+async function ownBatch(organizationId: string, rawId: string) {
+  const id = parseId(rawId)
+  if (!id) throw notFound('batch')
+  const [row] = await db.select().from(barcodeBatches).where(and(eq(barcodeBatches.id, id), eq(barcodeBatches.organizationId, organizationId)))
+  if (!row) throw notFound('batch')
+  return row
+}
+
+export const getBatch = async (organizationId: string, id: string) => toBatchResource(await ownBatch(organizationId, id))
+
+export async function batchDownload(organizationId: string, id: string) {
+  const row = await ownBatch(organizationId, id)
+  if (row.status !== 'succeeded' || !row.filePath) throw new AppError('conflict', `the batch is ${row.status}; download when it has succeeded`)
+  const sheet = row.output === 'sheet'
+  return {
+    path: row.filePath,
+    contentType: sheet ? 'application/pdf' : 'application/zip',
+    fileName: `barcodes-${toShortId(row.id)}.${sheet ? 'pdf' : 'zip'}`,
+  }
+}
+
+/**
+ * The `barcode.batch` job: renders from the first row on every attempt (a killed run leaves only a
+ * `.part` file, removed or overwritten), reporting progress as it goes. Idempotent once succeeded.
+ */
+export async function runBatch(batchId: string, finalAttempt: boolean) {
+  const [batch] = await db.select().from(barcodeBatches).where(eq(barcodeBatches.id, batchId))
+  if (!batch || batch.status === 'succeeded') return
+  await db.update(barcodeBatches).set({ status: 'running', completed: 0, errors: [], failure: null }).where(eq(barcodeBatches.id, batchId))
+  const plan: BatchPlan = {
+    items: batch.items,
+    settings: withDefaults(batch.settings as Partial<SymbolSettings>),
+    output: batch.output as BatchOutput,
+    template: (batch.template ?? 'a4-3x8') as TemplateName,
+  }
+  mkdirSync(batchDir(), { recursive: true })
+  const path = join(batchDir(), `${batchId}.${plan.output === 'sheet' ? 'pdf' : 'zip'}`)
+  try {
+    await renderBatch(plan, path, async (completed, errors) => {
+      await db.update(barcodeBatches).set({ completed, errors }).where(eq(barcodeBatches.id, batchId))
+    })
+  } catch (err) {
+    await db
+      .update(barcodeBatches)
+      .set({ status: finalAttempt ? 'failed' : 'queued', failure: err instanceof Error ? err.message : String(err) })
+      .where(eq(barcodeBatches.id, batchId))
+    throw err
+  }
+  await db.update(barcodeBatches).set({ status: 'succeeded', filePath: path, finishedAt: new Date() }).where(eq(barcodeBatches.id, batchId))
+}
