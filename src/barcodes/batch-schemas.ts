@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { ShortId } from '../shared/ids'
 import { Enum } from '../shared/schema-types'
-import { BARCODE_TYPES } from './symbology'
 import { FORMATS, symbolOptions } from './schemas'
 import { TEMPLATES } from './sheet'
+import { BARCODE_TYPES } from './symbology'
 
 export const MAX_BATCH_ITEMS = 10_000
 const OUTPUTS = ['sheet', 'zip'] as const
@@ -12,13 +12,18 @@ const TEMPLATE_NAMES = Object.keys(TEMPLATES) as (keyof typeof TEMPLATES)[]
 
 const batchOptions = {
   output: Enum(OUTPUTS, { description: 'sheet: a PDF of label sheets; zip: one file per item in `format`' }),
-  template: t.Optional(Enum(TEMPLATE_NAMES, { description: 'label sheet, default a4-3x8 (US Letter 3×10 = Avery 5160)' })),
+  template: t.Optional(
+    Enum(TEMPLATE_NAMES, { description: 'label sheet, default a4-3x8 (US Letter 3×10 = Avery 5160)' }),
+  ),
 }
 
 export const BatchRequest = t.Object(
   {
     items: t.Array(
-      t.Object({ gtin: t.String({ minLength: 1, maxLength: 100 }), label: t.Optional(t.String({ maxLength: 100 })) }, { additionalProperties: false }),
+      t.Object(
+        { gtin: t.String({ minLength: 1, maxLength: 100 }), label: t.Optional(t.String({ maxLength: 100 })) },
+        { additionalProperties: false },
+      ),
       { minItems: 1, maxItems: MAX_BATCH_ITEMS },
     ),
     ...symbolOptions,

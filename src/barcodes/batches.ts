@@ -34,11 +34,20 @@ export const toBatchResource = (b: BatchRow) => ({
 
 /** Items from a CSV upload: header row with `gtin` and optional `label`; rows counted from 1. */
 export function itemsFromCsv(csv: string): BatchItem[] {
-  const parsed = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim().toLowerCase() })
-  if (!parsed.meta.fields?.includes('gtin')) throw invalidField('body', 'the CSV needs a header row with a gtin column (and optionally label)')
-  const items = parsed.data.map((r) => ({ gtin: (r.gtin ?? '').trim(), ...(r.label?.trim() ? { label: r.label.trim().slice(0, 100) } : {}) }))
+  const parsed = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), {
+    header: true,
+    skipEmptyLines: 'greedy',
+    transformHeader: (h) => h.trim().toLowerCase(),
+  })
+  if (!parsed.meta.fields?.includes('gtin'))
+    throw invalidField('body', 'the CSV needs a header row with a gtin column (and optionally label)')
+  const items = parsed.data.map((r) => ({
+    gtin: (r.gtin ?? '').trim(),
+    ...(r.label?.trim() ? { label: r.label.trim().slice(0, 100) } : {}),
+  }))
   if (items.length === 0) throw invalidField('body', 'the CSV has no data rows')
-  if (items.length > MAX_BATCH_ITEMS) throw invalidField('body', `a batch takes at most ${MAX_BATCH_ITEMS} rows; got ${items.length}`)
+  if (items.length > MAX_BATCH_ITEMS)
+    throw invalidField('body', `a batch takes at most ${MAX_BATCH_ITEMS} rows; got ${items.length}`)
   return items
 }
 
@@ -54,7 +63,14 @@ export async function createBatch(
   return withTx(async (tx) => {
     const [row] = await tx
       .insert(barcodeBatches)
-      .values({ organizationId, items, settings, output, template: output === 'sheet' ? (template ?? 'a4-3x8') : null, total: items.length })
+      .values({
+        organizationId,
+        items,
+        settings,
+        output,
+        template: output === 'sheet' ? (template ?? 'a4-3x8') : null,
+        total: items.length,
+      })
       .returning()
     await enqueue(tx, { batchId: row!.id })
     return toBatchResource(row!)
@@ -64,16 +80,21 @@ export async function createBatch(
 async function ownBatch(organizationId: string, rawId: string) {
   const id = parseId(rawId)
   if (!id) throw notFound('batch')
-  const [row] = await db.select().from(barcodeBatches).where(and(eq(barcodeBatches.id, id), eq(barcodeBatches.organizationId, organizationId)))
+  const [row] = await db
+    .select()
+    .from(barcodeBatches)
+    .where(and(eq(barcodeBatches.id, id), eq(barcodeBatches.organizationId, organizationId)))
   if (!row) throw notFound('batch')
   return row
 }
 
-export const getBatch = async (organizationId: string, id: string) => toBatchResource(await ownBatch(organizationId, id))
+export const getBatch = async (organizationId: string, id: string) =>
+  toBatchResource(await ownBatch(organizationId, id))
 
 export async function batchDownload(organizationId: string, id: string) {
   const row = await ownBatch(organizationId, id)
-  if (row.status !== 'succeeded' || !row.filePath) throw new AppError('conflict', `the batch is ${row.status}; download when it has succeeded`)
+  if (row.status !== 'succeeded' || !row.filePath)
+    throw new AppError('conflict', `the batch is ${row.status}; download when it has succeeded`)
   const sheet = row.output === 'sheet'
   return {
     path: row.filePath,
@@ -89,7 +110,10 @@ export async function batchDownload(organizationId: string, id: string) {
 export async function runBatch(batchId: string, finalAttempt: boolean) {
   const [batch] = await db.select().from(barcodeBatches).where(eq(barcodeBatches.id, batchId))
   if (!batch || batch.status === 'succeeded') return
-  await db.update(barcodeBatches).set({ status: 'running', completed: 0, errors: [], failure: null }).where(eq(barcodeBatches.id, batchId))
+  await db
+    .update(barcodeBatches)
+    .set({ status: 'running', completed: 0, errors: [], failure: null })
+    .where(eq(barcodeBatches.id, batchId))
   const plan: BatchPlan = {
     items: batch.items,
     settings: withDefaults(batch.settings as Partial<SymbolSettings>),
@@ -109,5 +133,8 @@ export async function runBatch(batchId: string, finalAttempt: boolean) {
       .where(eq(barcodeBatches.id, batchId))
     throw err
   }
-  await db.update(barcodeBatches).set({ status: 'succeeded', filePath: path, finishedAt: new Date() }).where(eq(barcodeBatches.id, batchId))
+  await db
+    .update(barcodeBatches)
+    .set({ status: 'succeeded', filePath: path, finishedAt: new Date() })
+    .where(eq(barcodeBatches.id, batchId))
 }

@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
 import { auth } from '../http/auth'
+import { acceptUpload } from '../http/body'
 import { errorResponses } from '../http/openapi'
 import { AppError } from '../shared/errors'
-import { acceptUpload } from '../http/body'
 import { CONTENT_TYPES, renderBarcode } from './barcodes'
 import { Batch, BatchCsvQuery, BatchParams, BatchRequest } from './batch-schemas'
 import { batchDownload, createBatch, getBatch, itemsFromCsv } from './batches'
@@ -23,35 +23,43 @@ const fileContent = Object.fromEntries(
   ]),
 )
 
-export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/api/v1/barcode' }).use(auth).post(
-  '/',
-  async ({ body }) => {
-    const { gtin, ...options } = body
-    const file = await renderBarcode(gtin, withDefaults(options))
-    return new Response(file.bytes as BodyInit, {
-      headers: { 'content-type': file.contentType, 'content-disposition': `inline; filename="${file.fileName}"` },
-    })
-  },
-  {
-    auth: { role: 'readonly' },
-    body: BarcodeRequest,
-    response: { 200: t.Any({ description: 'the image file' }), ...errorResponses },
-    detail: {
-      tags,
-      summary: 'Generate a 1D barcode (spec #8)',
-      description:
-        'Exact physical size: bars are whole multiples of module_width, total width = modules × module_width + 2 × quiet_zone, bars module_height tall (EAN/UPC guard bars extend 5 modules into standard-size text). svg is in millimetres; png has an opaque white background at `dpi` (default 300); eps is EPS 3.0 with a point bounding box; pdf is one page of vector paths. Text is OCR-B. 422 when barcode_type cannot carry the input (with the reason) or a check digit or Application Identifier is wrong.',
-      responses: { 200: { description: 'the barcode image', content: fileContent } } as never,
+export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/api/v1/barcode' })
+  .use(auth)
+  .post(
+    '/',
+    async ({ body }) => {
+      const { gtin, ...options } = body
+      const file = await renderBarcode(gtin, withDefaults(options))
+      return new Response(file.bytes as BodyInit, {
+        headers: { 'content-type': file.contentType, 'content-disposition': `inline; filename="${file.fileName}"` },
+      })
     },
-  },
-)
+    {
+      auth: { role: 'readonly' },
+      body: BarcodeRequest,
+      response: { 200: t.Any({ description: 'the image file' }), ...errorResponses },
+      detail: {
+        tags,
+        summary: 'Generate a 1D barcode (spec #8)',
+        description:
+          'Exact physical size: bars are whole multiples of module_width, total width = modules × module_width + 2 × quiet_zone, bars module_height tall (EAN/UPC guard bars extend 5 modules into standard-size text). svg is in millimetres; png has an opaque white background at `dpi` (default 300); eps is EPS 3.0 with a point bounding box; pdf is one page of vector paths. Text is OCR-B. 422 when barcode_type cannot carry the input (with the reason) or a check digit or Application Identifier is wrong.',
+        responses: { 200: { description: 'the barcode image', content: fileContent } } as never,
+      },
+    },
+  )
   .post(
     '/batch/',
     async ({ apiKey, body, query, status }) => {
       if (typeof body === 'string') {
-        if (!query.output) throw new AppError('validation_error', 'output is required', [{ field: 'output', message: 'is required (sheet or zip)' }])
+        if (!query.output)
+          throw new AppError('validation_error', 'output is required', [
+            { field: 'output', message: 'is required (sheet or zip)' },
+          ])
         const { output, template, ...options } = query
-        return status(202, await createBatch(apiKey.organizationId, itemsFromCsv(body), withDefaults(options), output, template))
+        return status(
+          202,
+          await createBatch(apiKey.organizationId, itemsFromCsv(body), withDefaults(options), output, template),
+        )
       }
       const { items, output, template, ...options } = body
       return status(202, await createBatch(apiKey.organizationId, items, withDefaults(options), output, template))
@@ -73,7 +81,12 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
     auth: { role: 'readonly' },
     params: BatchParams,
     response: { 200: Batch, ...errorResponses },
-    detail: { tags, summary: 'Batch status', description: '`completed` of `total` rows processed so far, per-row `errors` (row from 1, input, reason), and `download_url` once succeeded. Another organization\'s batch is 404.' },
+    detail: {
+      tags,
+      summary: 'Batch status',
+      description:
+        "`completed` of `total` rows processed so far, per-row `errors` (row from 1, input, reason), and `download_url` once succeeded. Another organization's batch is 404.",
+    },
   })
   .get(
     '/batch/:id/download',
@@ -87,6 +100,10 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
       auth: { role: 'readonly' },
       params: BatchParams,
       response: { 200: t.Any({ description: 'the PDF or zip' }), ...errorResponses },
-      detail: { tags, summary: 'Download a batch', description: 'Streams the PDF (sheet) or zip. 409 `conflict` until the batch has succeeded.' },
+      detail: {
+        tags,
+        summary: 'Download a batch',
+        description: 'Streams the PDF (sheet) or zip. 409 `conflict` until the batch has succeeded.',
+      },
     },
   )

@@ -8,7 +8,14 @@ import { convertPath, PDF } from './paths'
 export const TEMPLATES = {
   'a4-3x8': { page: [210, 297], cols: 3, rows: 8, label: [70, 37], origin: [0, 0.5], pitch: [70, 37] },
   // Avery 5160 / US Letter 30 per sheet: 2 5/8 × 1 in labels, 3/16 in side and 1/2 in top margins
-  'letter-3x10': { page: [215.9, 279.4], cols: 3, rows: 10, label: [66.675, 25.4], origin: [4.7625, 12.7], pitch: [69.85, 25.4] },
+  'letter-3x10': {
+    page: [215.9, 279.4],
+    cols: 3,
+    rows: 10,
+    label: [66.675, 25.4],
+    origin: [4.7625, 12.7],
+    pitch: [69.85, 25.4],
+  },
 } as const
 export type TemplateName = keyof typeof TEMPLATES
 
@@ -68,7 +75,11 @@ export class SheetWriter {
       id = this.#reserve()
       this.#glyphIds.set(char, id)
       const content = `${convertPath(path, (x, y) => [x, -y], PDF)}\nf`
-      this.#object(id, content, `<< /Type /XObject /Subtype /Form /BBox [-200 -400 1200 1200] /Length ${content.length} >>`)
+      this.#object(
+        id,
+        content,
+        `<< /Type /XObject /Subtype /Form /BBox [-200 -400 1200 1200] /Length ${content.length} >>`,
+      )
     }
     return `G${id}`
   }
@@ -92,11 +103,16 @@ export class SheetWriter {
     const y0 = top + (label ? LABEL_TEXT + 0.5 : 0) + (height - d.height * scale) / 2
     const pageH = t.page[1]
     // symbol space (mm, y down) -> page space (points, y up)
-    out.push(`q ${num(scale * MM_TO_PT)} 0 0 ${num(-scale * MM_TO_PT)} ${num(x0 * MM_TO_PT)} ${num((pageH - y0) * MM_TO_PT)} cm`)
+    out.push(
+      `q ${num(scale * MM_TO_PT)} 0 0 ${num(-scale * MM_TO_PT)} ${num(x0 * MM_TO_PT)} ${num((pageH - y0) * MM_TO_PT)} cm`,
+    )
     out.push(...d.bars.map((b) => `${num(b.x)} ${num(b.y)} ${num(b.w)} ${num(b.h)} re`), 'f')
     for (const g of d.glyphs) {
       const name = this.#glyph(g.char)
-      if (name) out.push(`q ${num(g.size / FONT_UNITS)} 0 0 ${num(-g.size / FONT_UNITS)} ${num(g.x)} ${num(g.baseline)} cm /${name} Do Q`)
+      if (name)
+        out.push(
+          `q ${num(g.size / FONT_UNITS)} 0 0 ${num(-g.size / FONT_UNITS)} ${num(g.x)} ${num(g.baseline)} cm /${name} Do Q`,
+        )
     }
     out.push('Q')
     if (++this.#cell === t.cols * t.rows) this.#flushPage()
@@ -108,7 +124,10 @@ export class SheetWriter {
     const pageH = this.template.page[1]
     for (const c of value) {
       const name = this.#glyph(c)
-      if (name) this.#content.push(`q ${num((size / FONT_UNITS) * MM_TO_PT)} 0 0 ${num((size / FONT_UNITS) * MM_TO_PT)} ${num(x * MM_TO_PT)} ${num((pageH - baseline) * MM_TO_PT)} cm /${name} Do Q`)
+      if (name)
+        this.#content.push(
+          `q ${num((size / FONT_UNITS) * MM_TO_PT)} 0 0 ${num((size / FONT_UNITS) * MM_TO_PT)} ${num(x * MM_TO_PT)} ${num((pageH - baseline) * MM_TO_PT)} cm /${name} Do Q`,
+        )
       x += advance(c)
     }
   }
@@ -120,7 +139,10 @@ export class SheetWriter {
     this.#object(contentId, content, `<< /Length ${content.length} /Filter /FlateDecode >>`)
     const pageId = this.#reserve()
     const [w, h] = this.template.page
-    this.#object(pageId, `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${num(w * MM_TO_PT)} ${num(h * MM_TO_PT)}] /Contents ${contentId} 0 R /Resources 3 0 R >>`)
+    this.#object(
+      pageId,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${num(w * MM_TO_PT)} ${num(h * MM_TO_PT)}] /Contents ${contentId} 0 R /Resources 3 0 R >>`,
+    )
     this.#pages.push(pageId)
     this.#content = []
     this.#cell = 0
@@ -135,7 +157,10 @@ export class SheetWriter {
     this.#flushPage()
     const glyphs = [...this.#glyphIds.values()].map((id) => `/G${id} ${id} 0 R`).join(' ')
     this.#object(3, `<< /XObject << ${glyphs} >> >>`)
-    this.#object(2, `<< /Type /Pages /Kids [${this.#pages.map((p) => `${p} 0 R`).join(' ')}] /Count ${this.#pages.length} >>`)
+    this.#object(
+      2,
+      `<< /Type /Pages /Kids [${this.#pages.map((p) => `${p} 0 R`).join(' ')}] /Count ${this.#pages.length} >>`,
+    )
     this.#object(1, '<< /Type /Catalog /Pages 2 0 R >>')
     const xref = this.#offset
     const entries = this.#offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')

@@ -71,7 +71,10 @@ export function toEps(d: Drawing, title: string): string {
   for (const g of d.glyphs) {
     const path = outlineOf(g.char)
     const scale = g.size / FONT_UNITS
-    const at = (x: number, y: number): [number, number] => [(g.x + x * scale) * MM_TO_PT, (d.height - (g.baseline + y * scale)) * MM_TO_PT]
+    const at = (x: number, y: number): [number, number] => [
+      (g.x + x * scale) * MM_TO_PT,
+      (d.height - (g.baseline + y * scale)) * MM_TO_PT,
+    ]
     if (path) lines.push('newpath', convertPath(path, at, POSTSCRIPT), 'fill')
   }
   lines.push('grestore', 'showpage', '%%EOF', '')

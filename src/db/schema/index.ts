@@ -1,5 +1,5 @@
 export * from './accounts'
+export * from './barcodes'
 export * from './catalog'
 export * from './events'
 export * from './retailers'
-export * from './barcodes'
