@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import exitHook from 'async-exit-hook'
@@ -27,17 +27,33 @@ function freePort(): Promise<number> {
   })
 }
 
-/** The port of a cluster already running on this data directory (the server's, seen by the CLI). */
+/** Whether a process exists and is not a zombie (a killed postmaster nobody has reaped yet). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return true // no /proc: trust kill(0)
+  }
+}
+
+/**
+ * The port of a cluster already running on this data directory (the server's, seen by the CLI,
+ * or one that outlived a killed server). A lock file left by a dead postmaster is removed, so
+ * PostgreSQL starts and recovers from its write-ahead log.
+ */
 function runningPort(dir: string): number | null {
   const pidFile = join(dir, 'postmaster.pid')
   if (!existsSync(pidFile)) return null
   const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n')
-  try {
-    process.kill(Number(pid), 0)
-    return Number(port) || null
-  } catch {
-    return null
-  }
+  if (isRunning(Number(pid))) return Number(port) || null
+  rmSync(pidFile, { force: true })
+  return null
 }
 
 /**

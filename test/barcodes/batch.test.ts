@@ -2,35 +2,12 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gs1CheckDigit } from '../../src/shared/gs1'
+import { BATCH, batchItems, waitForBatch } from '../support/batches'
 import { decodePng } from '../support/decode'
 import { createOrganization, expectProblem } from '../support/fixtures'
 import { baseUrl, call, get, post } from '../support/server'
 
-export const BATCH = '/products/api/v1/barcode/batch/'
 const work = mkdtempSync(join(tmpdir(), 'gtin-batch-test-'))
-
-/** n GTIN-13s; every 100th (rows 8, 108, …) broken. */
-export function batchItems(n: number, seed: number) {
-  return Array.from({ length: n }, (_, i) => {
-    const body = `40${String(seed).padStart(3, '0')}${String(i).padStart(7, '0')}`
-    return {
-      gtin: i % 100 === 7 ? `${body}${(gs1CheckDigit(body) + 1) % 10}` : `${body}${gs1CheckDigit(body)}`,
-      ...(i % 5 === 0 ? { label: `Item ${i}` } : {}),
-    }
-  })
-}
-
-export async function waitForBatch(base: string, id: string, key: string, ms = 60_000) {
-  const until = Date.now() + ms
-  for (;;) {
-    const res = await fetch(`${base}${BATCH}${id}/`, { headers: { 'x-api-key': key } })
-    const batch = (await res.json()) as { status: string; completed: number }
-    if (batch.status === 'succeeded' || batch.status === 'failed' || Date.now() > until) return batch as any
-    await Bun.sleep(100)
-  }
-}
-
 const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' }).stdout.toString()
 
 describe('barcode batch export', () => {
