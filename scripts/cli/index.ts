@@ -2,11 +2,12 @@
 process.env.LOG_LEVEL ??= 'warn'
 process.env.LOG_TARGET ??= 'stderr' // stdout is for the command's own output
 
+import { barcodeCommand, barcodeUsage } from './barcode'
 import { orgCommand, orgUsage } from './org'
 
-const USAGE = `commands:\n  ${orgUsage}`
+const USAGE = `commands:\n  ${orgUsage}\n  ${barcodeUsage}`
 
-const commands: Record<string, (argv: string[]) => Promise<number>> = { org: orgCommand }
+const commands: Record<string, (argv: string[]) => Promise<number>> = { org: orgCommand, barcode: barcodeCommand }
 
 const [name, ...argv] = process.argv.slice(2)
 const command = name ? commands[name] : undefined
