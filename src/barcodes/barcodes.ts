@@ -1,7 +1,8 @@
 import { layoutSymbol } from './layout'
+import { toPng } from './png'
 import type { Format, SymbolSettings } from './schemas'
 import { resolveSymbol } from './symbology'
-import { toEps, toPdf, toPng, toSvg } from './writers'
+import { toEps, toPdf, toSvg } from './writers'
 
 export const CONTENT_TYPES: Record<Format, string> = {
   svg: 'image/svg+xml',

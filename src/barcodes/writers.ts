@@ -1,4 +1,3 @@
-import { Resvg } from '@resvg/resvg-js'
 import { PDFDocument, rgb } from 'pdf-lib'
 import { type Drawing, FONT_UNITS, outlineOf } from './layout'
 
@@ -35,17 +34,6 @@ export function toSvg(d: Drawing, embedFont: boolean): string {
   }
   parts.push('</svg>')
   return parts.join('')
-}
-
-/** PNG at `dpi` with an opaque white background (text as outlines). */
-export function toPng(d: Drawing, dpi: number): Uint8Array {
-  const px = Math.max(1, Math.round((d.width / 25.4) * dpi))
-  const rendered = new Resvg(toSvg(d, true), {
-    fitTo: { mode: 'width', value: px },
-    background: '#ffffff',
-    font: { loadSystemFonts: false },
-  }).render()
-  return rendered.asPng()
 }
 
 /** EPS 3.0: vector rectangles and glyph outlines, bounding box in points. */
