@@ -45,16 +45,22 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out
 }
 
+/** Whether two rows of the image are equal (most rows of a barcode are). */
+function sameRow(pixels: Uint8Array, a: number, b: number, width: number): boolean {
+  for (let x = 0; x < width; x++) if (pixels[a + x] !== pixels[b + x]) return false
+  return true
+}
+
 /** 8-bit grayscale PNG (opaque by construction), rows filtered with Up, with pHYs for the dpi. */
 function encodeGray(pixels: Uint8Array, width: number, height: number, dpi: number): Uint8Array {
-  const raw = new Uint8Array((width + 1) * height)
-  for (let y = 0; y < height; y++) {
+  const raw = new Uint8Array((width + 1) * height) // zero-filled: an unchanged row filters to zeros
+  raw.set(pixels.subarray(0, width), 1)
+  for (let y = 1; y < height; y++) {
     const row = y * (width + 1)
-    raw[row] = y === 0 ? 0 : 2
-    for (let x = 0; x < width; x++) {
-      const v = pixels[y * width + x]!
-      raw[row + 1 + x] = y === 0 ? v : (v - pixels[(y - 1) * width + x]!) & 0xff
-    }
+    raw[row] = 2 // Up
+    const at = y * width
+    if (sameRow(pixels, at - width, at, width)) continue
+    for (let x = 0; x < width; x++) raw[row + 1 + x] = (pixels[at + x]! - pixels[at - width + x]!) & 0xff
   }
   const ihdr = new Uint8Array(13)
   const h = new DataView(ihdr.buffer)
@@ -85,19 +91,25 @@ export function toPng(d: Drawing, dpi: number): Uint8Array {
   const scale = width / d.width // px per mm
   const height = Math.max(1, Math.round(d.height * scale))
   const img = new Uint8Array(width * height).fill(255)
-  for (const b of d.bars) {
-    const x0 = b.x * scale
-    const x1 = (b.x + b.w) * scale
-    const y0 = b.y * scale
-    const y1 = Math.min(height, (b.y + b.h) * scale)
-    for (let px = Math.floor(x0); px < Math.min(width, Math.ceil(x1)); px++) {
-      const cover = Math.min(x1, px + 1) - Math.max(x0, px)
-      for (let py = Math.floor(y0); py < Math.ceil(y1); py++) {
-        const a = cover * (Math.min(y1, py + 1) - Math.max(y0, py))
-        const i = py * width + px
-        img[i] = Math.min(img[i]!, Math.round(255 * (1 - a)))
+  // Bars start at the top; rows between two bar bottoms are identical: one template row a band.
+  const bottoms = [...new Set(d.bars.map((b) => Math.min(height, Math.round((b.y + b.h) * scale))))].sort(
+    (a, b) => a - b,
+  )
+  let top = 0
+  for (const bottom of bottoms) {
+    if (bottom <= top) continue
+    const template = new Uint8Array(width).fill(255)
+    for (const b of d.bars) {
+      if (Math.round((b.y + b.h) * scale) < bottom) continue
+      const x0 = b.x * scale
+      const x1 = (b.x + b.w) * scale
+      for (let px = Math.floor(x0); px < Math.min(width, Math.ceil(x1)); px++) {
+        const cover = Math.min(x1, px + 1) - Math.max(x0, px)
+        template[px] = Math.min(template[px]!, Math.round(255 * (1 - cover)))
       }
     }
+    for (let y = top; y < bottom; y++) img.set(template, y * width)
+    top = bottom
   }
   for (const g of d.glyphs) {
     if (!outlineOf(g.char)) continue
