@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { db } from '../db/client'
 import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
@@ -94,6 +94,9 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
   .post('/:gtin/claim', ({ apiKey, params }) => claimProduct(apiKey.organizationId, params.gtin), {
     auth: { role: 'editor' },
     params: GtinParams,
+    body: t.Optional(
+      t.Object({}, { additionalProperties: false, description: 'no fields; an empty object or no body' }),
+    ),
     response: { 200: Product, ...errorResponses },
     detail: {
       tags,

@@ -4,6 +4,7 @@ import {
   createKey,
   createOrganization,
   expectProblem,
+  PRODUCT_FIELDS,
   PRODUCTS,
   sql,
   tableCounts,
@@ -11,59 +12,13 @@ import {
 } from '../support/fixtures'
 import { call, del, get, patch, post } from '../support/server'
 
-const FIELDS = [
-  'brand',
-  'certifications',
-  'claim_verification_status',
-  'confidence_score',
-  'contains_allergens',
-  'country_of_origin',
-  'created',
-  'data_source',
-  'date_label_compliance',
-  'depth',
-  'depth_uom',
-  'description',
-  'field_confidence',
-  'gpc_brick_code',
-  'gpc_class_code',
-  'gpc_family_code',
-  'gpc_segment_code',
-  'gross_weight',
-  'gross_weight_uom',
-  'gtin',
-  'height',
-  'height_uom',
-  'id',
-  'image_url',
-  'ingredients_text',
-  'is_claimed',
-  'length',
-  'length_uom',
-  'manufacturer',
-  'may_contain_allergens',
-  'metadata',
-  'modified',
-  'net_content',
-  'net_content_uom',
-  'net_content_value',
-  'net_weight',
-  'net_weight_uom',
-  'owner_id',
-  'product_name',
-  'substances',
-  'usage_instructions',
-  'width',
-  'width_uom',
-]
-
 describe('create (spec #11)', () => {
   test('201 with every field present and its default; claimed for the key organization', async () => {
     const org = await createOrganization()
     const gtin = uniqueGtin()
     const res = await post(PRODUCTS, { gtin }, org.key)
     expect(res.status).toBe(201)
-    expect(Object.keys(res.json).sort()).toEqual(FIELDS)
+    expect(Object.keys(res.json).sort()).toEqual(PRODUCT_FIELDS)
     expect(res.json).toEqual({
       id: expect.stringMatching(/^[2-9A-HJ-NP-Za-km-z]{22}$/),
       gtin: `0${gtin}`,
@@ -355,86 +310,5 @@ describe('get, list, patch', () => {
     expectProblem(await patch(`${PRODUCTS}/${uniqueGtin()}`, { product_name: 'x' }, a.key), 404, 'not_found')
     expect(await tableCounts()).toEqual(before)
     expect((await get(`${PRODUCTS}/${gtin}`, a.key)).json.product_name).toBe('Mine')
-  })
-})
-
-describe('claim and unclaim (spec #3)', () => {
-  test('unclaim keeps the product: is_claimed false, owner and status null; claim again by another org', async () => {
-    const [a, b] = await Promise.all([createOrganization(), createOrganization()])
-    const gtin = uniqueGtin()
-    const created = (await post(PRODUCTS, { gtin, product_name: 'Jam', brand: 'Jammy' }, a.key)).json
-    const un = await call('DELETE', `${PRODUCTS}/${gtin}`, { key: a.key, body: { organization_id: a.id } })
-    expect(un.status).toBe(200)
-    expect(Object.keys(un.json).sort()).toEqual(FIELDS)
-    expect(un.json).toMatchObject({
-      id: created.id,
-      gtin: `0${gtin}`,
-      product_name: 'Jam',
-      brand: 'Jammy',
-      is_claimed: false,
-      owner_id: null,
-      claim_verification_status: null,
-    })
-    expect((await get(`${PRODUCTS}/${gtin}`, b.key)).json.is_claimed).toBe(false)
-
-    const claimed = await post(`${PRODUCTS}/${gtin}/claim`, {}, b.key)
-    expect(claimed.status).toBe(200)
-    expect(claimed.json).toMatchObject({
-      is_claimed: true,
-      owner_id: b.id,
-      claim_verification_status: 'unverified',
-      brand: 'Jammy',
-    })
-    const again = await post(`${PRODUCTS}/${gtin}/claim`, {}, b.key)
-    expect(again.status).toBe(200) // idempotent
-    expect(again.json).toEqual(claimed.json)
-    const events = await sql<{ event_type: string }>(
-      'select event_type from events where subject_id = $1 order by created, id',
-      [parseId(created.id)],
-    )
-    expect(events.map((e) => e.event_type)).toEqual(['product.created', 'product.unclaimed', 'product.claimed'])
-  })
-
-  test('claim of a GTIN another organization holds is 409 already_claimed; claim of an unknown GTIN 404', async () => {
-    const [a, b] = await Promise.all([createOrganization(), createOrganization()])
-    const gtin = uniqueGtin()
-    await post(PRODUCTS, { gtin }, a.key)
-    const before = await tableCounts()
-    expectProblem(await post(`${PRODUCTS}/${gtin}/claim`, {}, b.key), 409, 'already_claimed')
-    expectProblem(await post(`${PRODUCTS}/${uniqueGtin()}/claim`, {}, b.key), 404, 'not_found')
-    expect(await tableCounts()).toEqual(before)
-  })
-
-  test('claim under a GS1 company prefix of the organization is prefix_matched', async () => {
-    const gtin = uniqueGtin()
-    const [a, b] = await Promise.all([
-      createOrganization(),
-      createOrganization({ gs1_company_prefixes: [`0${gtin.slice(0, 7)}`.slice(1)] }),
-    ])
-    await post(PRODUCTS, { gtin }, a.key)
-    await del(`${PRODUCTS}/${gtin}`, a.key)
-    expect((await post(`${PRODUCTS}/${gtin}/claim`, {}, b.key)).json.claim_verification_status).toBe('prefix_matched')
-  })
-
-  test('only the owner can unclaim (403); body organization_id of another org is 403; readonly 403', async () => {
-    const [a, b] = await Promise.all([createOrganization(), createOrganization()])
-    const gtin = uniqueGtin()
-    await post(PRODUCTS, { gtin }, a.key)
-    const ro = await createKey(a, 'readonly')
-    const before = await tableCounts()
-    expectProblem(await del(`${PRODUCTS}/${gtin}`, b.key), 403, 'forbidden')
-    expectProblem(
-      await call('DELETE', `${PRODUCTS}/${gtin}`, { key: a.key, body: { organization_id: b.id } }),
-      403,
-      'forbidden',
-    )
-    expectProblem(
-      await call('DELETE', `${PRODUCTS}/${gtin}`, { key: a.key, body: { organization_id: 'short' } }),
-      422,
-      'validation_error',
-    )
-    expectProblem(await del(`${PRODUCTS}/${gtin}`, ro), 403, 'forbidden')
-    expect(await tableCounts()).toEqual(before)
-    expect((await get(`${PRODUCTS}/${gtin}`, a.key)).json.is_claimed).toBe(true)
   })
 })

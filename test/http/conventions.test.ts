@@ -155,12 +155,24 @@ describe('health and docs', () => {
       ['patch', '/retailers/api/v1/retailers/{id}'],
       ['get', '/healthz'],
       ['get', '/readyz'],
+      ['post', '/products/api/v1/products'],
+      ['get', '/products/api/v1/products'],
+      ['get', '/products/api/v1/products/{gtin}'],
+      ['patch', '/products/api/v1/products/{gtin}'],
+      ['delete', '/products/api/v1/products/{gtin}'],
+      ['post', '/products/api/v1/products/{gtin}/claim'],
+      ['post', '/products/api/v1/products/{gtin}/contributions'],
+      ['get', '/products/api/v1/products/{gtin}/provenance'],
+      ['post', '/products/api/v1/barcode/'],
+      ['post', '/products/api/v1/barcode/batch/'],
+      ['get', '/products/api/v1/barcode/batch/{id}/'],
+      ['get', '/products/api/v1/barcode/batch/{id}/download'],
     ]
     for (const [method, path] of expected) {
       const op = doc.paths[path]?.[method]
       expect(op, `${method} ${path}`).toBeDefined()
       expect(Object.keys(op.responses).length, `${method} ${path} responses`).toBeGreaterThan(0)
-      const ok = op.responses['200'] ?? op.responses['201'] ?? op.responses['204']
+      const ok = op.responses['200'] ?? op.responses['201'] ?? op.responses['202'] ?? op.responses['204']
       expect(ok, `${method} ${path} success response`).toBeDefined()
       if (['post', 'patch'].includes(method)) expect(op.requestBody, `${method} ${path} body`).toBeDefined()
     }
