@@ -39,7 +39,7 @@ describe('claim and unclaim (spec #3)', () => {
       claim_verification_status: 'unverified',
       brand: 'Jammy',
     })
-    const again = await post(`${PRODUCTS}/${gtin}/claim`, {}, b.key)
+    const again = await call('POST', `${PRODUCTS}/${gtin}/claim`, { key: b.key }) // no body at all
     expect(again.status).toBe(200) // idempotent
     expect(again.json).toEqual(claimed.json)
     const events = await sql<{ event_type: string }>(
