@@ -4,7 +4,7 @@ import { barcodeRoutes } from './barcodes/routes'
 import { catalogRoutes } from './catalog/routes'
 import { healthRoutes } from './health/routes'
 import { bodyRules } from './http/body'
-import { declareRoutes, exactPaths } from './http/exact-paths'
+import { exactPaths } from './http/exact-paths'
 import { docs } from './http/openapi'
 import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
@@ -12,18 +12,19 @@ import { retailerRoutes } from './retailers/routes'
 
 /** The HTTP application: shared conventions first, then one plugin per feature. */
 export function createApp() {
+  let routes: () => { path: string }[] = () => []
   const app = new Elysia({ strictPath: true, normalize: false })
     .use(requestContext)
+    .use(exactPaths(() => routes()))
     .use(problems)
     .use(bodyRules)
-    .use(exactPaths)
     .use(docs)
     .use(healthRoutes)
     .use(accountRoutes)
     .use(retailerRoutes)
     .use(catalogRoutes)
     .use(barcodeRoutes)
-  declareRoutes(app)
+  routes = () => app.routes
   return app
 }
 

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError } from '../shared/errors'
+import { pathOf } from './url'
 
 export const JSON_LIMIT = 1024 * 1024
 export const UPLOAD_LIMIT = 20 * 1024 * 1024
@@ -10,12 +11,6 @@ const uploads: { path: RegExp; types: string[] }[] = []
 export const acceptUpload = (path: RegExp, types: string[]) => void uploads.push({ path, types })
 
 const isJson = (type: string) => type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type)
-
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  const query = url.indexOf('?', start)
-  return query === -1 ? url.slice(start) : url.slice(start, query)
-}
 
 /**
  * Body rules of contract §3 for every route: JSON bodies only (415 otherwise), at most 1 MiB

@@ -1,48 +1,45 @@
-import { type AnyElysia, Elysia } from 'elysia'
+import { Elysia } from 'elysia'
+import { pathOf, queryOf } from './url'
 
-/** Thrown to answer with a permanent redirect; the problems handler turns it into the 308. */
-export class Redirect extends Error {
+class Redirect extends Error {
   constructor(readonly location: string) {
     super(`moved to ${location}`)
   }
 }
 
 const toggled = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : `${path}/`)
-const queryOf = (url: string) => {
-  const q = url.indexOf('?')
-  return q === -1 ? '' : url.slice(q)
-}
-/** The path as sent (Elysia's `path` gives the declared form for static routes). */
-const sentPath = (url: string) => {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  const q = url.indexOf('?', start)
-  return q === -1 ? url.slice(start) : url.slice(start, q)
-}
-
-let declared: RegExp[] = []
-
-/** Records the app's routes, for the not-found check below; called once the app is composed. */
-export function declareRoutes(app: AnyElysia) {
-  declared = app.routes.map(
-    (r) => new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`),
-  )
-}
-
-/** For a path no route matches: the redirect to its other trailing-slash form, when that exists. */
-export function redirectForUnmatched(request: Request): Redirect | null {
-  const path = sentPath(request.url)
-  if (path === '/') return null
-  const other = toggled(path)
-  return declared.some((r) => r.test(other)) ? new Redirect(other + queryOf(request.url)) : null
-}
+const toPattern = (path: string) =>
+  new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`)
 
 /**
  * Contract §2: trailing slashes are exactly as written; the other form redirects (308) to the
- * declared one. Elysia matches `/a` to a route `/a/` loosely: this turns that match into the
- * redirect. (`/a/` for a route `/a` matches nothing and is handled at not-found.)
+ * declared one. Elysia matches `/a` to a route `/a/` loosely: the transform turns that match into
+ * the redirect. `/a/` for a route `/a` matches nothing: at not-found, the other form is looked up
+ * among `routes()` (the app's own, read on first use). Use before `problems`.
  */
-export const exactPaths = new Elysia({ name: 'exact-paths' }).onTransform({ as: 'global' }, ({ route, request }) => {
-  const path = sentPath(request.url)
-  if (!route || path === '/' || route.endsWith('/') === path.endsWith('/')) return
-  throw new Redirect(toggled(path) + queryOf(request.url))
-})
+export function exactPaths(routes: () => { path: string }[]) {
+  let declared: RegExp[] | null = null
+  const exists = (path: string) => {
+    declared ??= routes().map((r) => toPattern(r.path))
+    return declared.some((r) => r.test(path))
+  }
+  return new Elysia()
+    .onTransform({ as: 'global' }, ({ route, request }) => {
+      const path = pathOf(request.url)
+      if (!route || path === '/' || route.endsWith('/') === path.endsWith('/')) return
+      throw new Redirect(toggled(path) + queryOf(request.url))
+    })
+    .onError({ as: 'global' }, ({ code, error, request, set }) => {
+      let location = error instanceof Redirect ? error.location : null
+      if (code === 'NOT_FOUND') {
+        const path = pathOf(request.url)
+        if (path !== '/' && exists(toggled(path))) location = toggled(path) + queryOf(request.url)
+      }
+      if (location === null) return
+      set.status = 308 // for the request log
+      return new Response(null, {
+        status: 308,
+        headers: { location, 'x-request-id': String(set.headers['x-request-id'] ?? '') },
+      })
+    })
+}

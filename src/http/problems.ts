@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError, type ErrorCode, type FieldError, STATUS } from '../shared/errors'
 import { logger } from '../shared/logger'
-import { Redirect, redirectForUnmatched } from './exact-paths'
 import { fieldErrors } from './validation'
 
 const TITLES: Record<ErrorCode, string> = {
@@ -71,13 +70,8 @@ export function toAppError(code: string | number, error: unknown, requestId: str
   return new AppError('internal_error', `an internal error occurred; quote request id ${requestId}`)
 }
 
-export const problems = new Elysia({ name: 'problems' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
+export const problems = new Elysia({ name: 'problems' }).onError({ as: 'global' }, ({ code, error, set }) => {
   const requestId = String(set.headers['x-request-id'] ?? '')
-  if (code === 'NOT_FOUND') error = redirectForUnmatched(request) ?? error
-  if (error instanceof Redirect) {
-    set.status = 308
-    return new Response(null, { status: 308, headers: { location: error.location, 'x-request-id': requestId } })
-  }
   const problem = toAppError(code, error, requestId)
   set.status = problem.status // for the request log
   return problemResponse(problem, requestId)

@@ -100,13 +100,13 @@ describe('shared conventions', () => {
 
   test('a route declared with a trailing slash redirects the bare form (308), keeping the query', async () => {
     const { Elysia } = await import('elysia')
-    const { declareRoutes, exactPaths } = await import('../../src/http/exact-paths')
+    type AnyElysia = import('elysia').AnyElysia
+    const { exactPaths } = await import('../../src/http/exact-paths')
     const { problems } = await import('../../src/http/problems')
-    const app = new Elysia({ strictPath: true })
+    const app: AnyElysia = new Elysia({ strictPath: true })
+      .use(exactPaths(() => app.routes))
       .use(problems)
-      .use(exactPaths)
       .get('/things/', ({ query }) => `ok${query.x ?? ''}`)
-    declareRoutes(app)
     app.listen({ port: 0, hostname: '127.0.0.1' })
     try {
       const base = `http://127.0.0.1:${app.server!.port}`

@@ -1,0 +1,12 @@
+/** The path of a request URL as sent, without parsing a URL object (hot path). */
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const q = url.indexOf('?', start)
+  return q === -1 ? url.slice(start) : url.slice(start, q)
+}
+
+/** The query string of a request URL, with its `?`, or empty. */
+export function queryOf(url: string): string {
+  const q = url.indexOf('?')
+  return q === -1 ? '' : url.slice(q)
+}
