@@ -4,7 +4,7 @@
 //  3. in the same run, Debian's zint CLI writing the same 10,000 EAN-13 PNGs, as the native reference.
 //   npm run bench:barcode -- [--seconds 10] [--labels 10000]
 // HTTP load from wrk when installed, else fetch in this process; zint from `apt-get install zint`.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -79,7 +79,7 @@ const pages = Bun.spawnSync(['sh', '-c', `pdfinfo ${join(work, 'labels.pdf')} 2>
 let zintSeconds: number | null = null
 if (Bun.spawnSync(['sh', '-c', 'command -v zint']).exitCode === 0) {
   const out = join(work, 'zint')
-  require('node:fs').mkdirSync(out)
+  mkdirSync(out)
   const z0 = performance.now()
   const z = Bun.spawnSync([
     'zint',

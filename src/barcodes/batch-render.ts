@@ -1,4 +1,4 @@
-import { renameSync, rmSync } from 'node:fs'
+import { createWriteStream, renameSync, rmSync } from 'node:fs'
 import { ZipFile } from 'yazl'
 import type { BatchItem, BatchRowError } from '../db/schema/barcodes'
 import { AppError } from '../shared/errors'
@@ -39,7 +39,7 @@ export async function renderBatch(plan: BatchPlan, path: string, progress: Batch
     } else {
       const zip = new ZipFile()
       const done = new Promise<void>((resolve, reject) => {
-        const out = require('node:fs').createWriteStream(part)
+        const out = createWriteStream(part)
         out.on('close', resolve)
         out.on('error', reject)
         zip.outputStream.pipe(out)

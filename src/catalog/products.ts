@@ -13,7 +13,14 @@ import { dateLabelViolations } from './date-labels'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
 import { recordCandidates } from './provenance'
-import { FIELD_COLUMNS, findProduct, type ProductField, productSelection, toProductResource } from './resource'
+import {
+  FIELD_COLUMNS,
+  findProduct,
+  type ProductField,
+  productSelection,
+  selectProducts,
+  toProductResource,
+} from './resource'
 import type { ProductCreate, ProductPatch } from './schemas'
 
 /** 422 `date_label_violation` naming each field and phrase (AB 660); registration only. */
@@ -93,10 +100,7 @@ export async function createProduct(organizationId: string, input: ProductCreate
 
 const productByGtin = () =>
   prepared('products_by_gtin', (name) =>
-    db
-      .select(productSelection)
-      .from(products)
-      .leftJoin(brands, eq(brands.id, products.brandId))
+    selectProducts(db)
       .where(eq(products.gtin, sql.placeholder('gtin')))
       .prepare(name),
   )

@@ -97,12 +97,12 @@ export type ProductResource = ReturnType<typeof toProductResource>
 export const productSelection = { product: products, brandName: brands.name, brandOrg: brands.organizationId }
 
 /** The product with its brand, by GTIN-14 (optionally locked for update: the product row only). */
+/** Products with their brand, in the shape `toProductResource` takes. */
+export const selectProducts = (ex: Executor) =>
+  ex.select(productSelection).from(products).leftJoin(brands, eq(brands.id, products.brandId))
+
 export async function findProduct(ex: Executor, gtin14: string, lock = false): Promise<ProductWithBrand | null> {
-  const query = ex
-    .select(productSelection)
-    .from(products)
-    .leftJoin(brands, eq(brands.id, products.brandId))
-    .where(eq(products.gtin, gtin14))
+  const query = selectProducts(ex).where(eq(products.gtin, gtin14))
   const [row] = await (lock ? query.for('update', { of: products }) : query)
   return row ?? null
 }

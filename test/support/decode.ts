@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Resvg } from '@resvg/resvg-js'
@@ -58,5 +58,5 @@ export function decodeFile(bytes: Uint8Array, format: 'svg' | 'png' | 'pdf' | 'e
       src,
     ])
   }
-  return decodePng(new Uint8Array(require('node:fs').readFileSync(`${out}.png`)))
+  return decodePng(new Uint8Array(readFileSync(`${out}.png`)))
 }
