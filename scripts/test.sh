@@ -1,7 +1,27 @@
 #!/usr/bin/env bash
 # The whole suite; ends with the line "N passed, N failed" (CI reads it).
+# Beyond npm packages the tests use independent tools from Debian's packages: zbarimg (decodes
+# barcodes), pdftoppm and pdftotext (poppler), Ghostscript, and headless Chromium (renders /docs).
+# When one is missing and this runs as root with apt-get, it is installed here; otherwise the
+# tests that need it fail and say what to install.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+need=()
+command -v zbarimg >/dev/null || need+=(zbar-tools)
+command -v pdftoppm >/dev/null || need+=(poppler-utils)
+command -v gs >/dev/null || need+=(ghostscript)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing test tools: ${need[*]}"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"; } >/dev/null ||
+      echo "could not install ${need[*]}; the tests that need them will fail"
+  else
+    echo "missing test tools (not root with apt-get, so not installed here): ${need[*]}"
+  fi
+fi
+
 out=$(mktemp)
 ./node_modules/.bin/bun test "$@" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}

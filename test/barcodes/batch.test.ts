@@ -6,6 +6,7 @@ import { BATCH, batchItems, waitForBatch } from '../support/batches'
 import { decodePng } from '../support/decode'
 import { createOrganization, expectProblem } from '../support/fixtures'
 import { baseUrl, call, get, post } from '../support/server'
+import { readZip } from '../support/zip'
 
 const work = mkdtempSync(join(tmpdir(), 'gtin-batch-test-'))
 const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' }).stdout.toString()
@@ -88,17 +89,10 @@ describe('barcode batch export', () => {
     ])
     const file = await fetch(baseUrl + done.download_url, { headers: { 'x-api-key': org.key } })
     expect(file.headers.get('content-type')).toBe('application/zip')
-    const zip = join(work, 'labels.zip')
-    writeFileSync(zip, new Uint8Array(await file.arrayBuffer()))
-    const names = run(['python3', '-c', `import zipfile,sys; print("\\n".join(zipfile.ZipFile("${zip}").namelist()))`])
-      .trim()
-      .split('\n')
+    const entries = await readZip(new Uint8Array(await file.arrayBuffer()))
+    const names = entries.map((e) => e.name)
     expect(names.sort()).toEqual(['00000096385074.svg', '00036000291452.svg', '04006381333931.svg'])
-    const svg = run([
-      'python3',
-      '-c',
-      `import zipfile; print(zipfile.ZipFile("${zip}").read("04006381333931.svg").decode())`,
-    ])
+    const svg = entries.find((e) => e.name === '04006381333931.svg')!.bytes.toString('utf8')
     expect(svg).toContain(`width="${95 * 0.5 + 13}mm"`)
   }, 30_000)
 
