@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { type AnyElysia, Elysia } from 'elysia'
 import { accountRoutes } from './accounts/routes'
 import { barcodeRoutes } from './barcodes/routes'
 import { catalogRoutes } from './catalog/routes'
@@ -13,18 +13,20 @@ import { retailerRoutes } from './retailers/routes'
 /** The HTTP application: shared conventions first, then one plugin per feature. */
 export function createApp() {
   let routes: () => { path: string }[] = () => []
+  let self: AnyElysia | null = null
   const app = new Elysia({ strictPath: true, normalize: false })
     .use(requestContext)
     .use(exactPaths(() => routes()))
     .use(problems)
     .use(bodyRules)
-    .use(docs)
+    .use(docs(() => self!))
     .use(healthRoutes)
     .use(accountRoutes)
     .use(retailerRoutes)
     .use(catalogRoutes)
     .use(barcodeRoutes)
   routes = () => app.routes
+  self = app
   return app
 }
 

@@ -15,15 +15,18 @@ const Gs1Prefix = t.String({ pattern: '^[0-9]{4,12}$', error: 'must be a GS1 com
 export const ApiKeyRole = Enum(API_KEY_ROLES)
 export const MemberRole = Enum(MEMBER_ROLES)
 
-export const ApiKey = t.Object({
-  id: ShortId,
-  name: t.String(),
-  role: ApiKeyRole,
-  created: t.String({ format: 'date-time' }),
-  key: t.String({ description: 'the raw key at creation; afterwards the first 8 characters followed by "..."' }),
-  metadata: MetadataOut,
-  description: t.String(),
-})
+export const ApiKey = t.Object(
+  {
+    id: ShortId,
+    name: t.String(),
+    role: ApiKeyRole,
+    created: t.String({ format: 'date-time' }),
+    key: t.String({ description: 'the raw key at creation; afterwards the first 8 characters followed by "..."' }),
+    metadata: MetadataOut,
+    description: t.String(),
+  },
+  { 'x-schema-name': 'ApiKey' },
+)
 
 export const ApiKeyCreate = t.Object(
   {
@@ -56,15 +59,18 @@ export const OrganizationCreate = t.Object(
 
 export const OrganizationCreated = t.Object({ organization: Organization, api_key: ApiKey })
 
-export const Member = t.Object({
-  id: ShortId,
-  user_email: t.String(),
-  user_name: t.String(),
-  user_metadata: MetadataOut,
-  role: MemberRole,
-  role_display: t.String({ description: 'Owner, Manager, Editor, Billing or Viewer' }),
-  created: t.String({ format: 'date-time' }),
-})
+export const Member = t.Object(
+  {
+    id: ShortId,
+    user_email: t.String(),
+    user_name: t.String(),
+    user_metadata: MetadataOut,
+    role: MemberRole,
+    role_display: t.String({ description: 'Owner, Manager, Editor, Billing or Viewer' }),
+    created: t.String({ format: 'date-time' }),
+  },
+  { 'x-schema-name': 'Member' },
+)
 
 export const MemberCreate = t.Object(
   {

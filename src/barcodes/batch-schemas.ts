@@ -47,18 +47,21 @@ export const BatchCsvQuery = t.Object({
   template: t.Optional(Enum(TEMPLATE_NAMES)),
 })
 
-export const Batch = t.Object({
-  id: ShortId,
-  status: Enum(['queued', 'running', 'succeeded', 'failed'] as const),
-  output: t.String(),
-  template: t.Union([t.String(), t.Null()]),
-  format: t.String(),
-  total: Type.Integer(),
-  completed: Type.Integer(),
-  errors: t.Array(t.Object({ row: Type.Integer(), input: t.String(), reason: t.String() })),
-  created: t.String({ format: 'date-time' }),
-  finished_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
-  download_url: t.Union([t.String(), t.Null()]),
-})
+export const Batch = t.Object(
+  {
+    id: ShortId,
+    status: Enum(['queued', 'running', 'succeeded', 'failed'] as const),
+    output: t.String(),
+    template: t.Union([t.String(), t.Null()]),
+    format: t.String(),
+    total: Type.Integer(),
+    completed: Type.Integer(),
+    errors: t.Array(t.Object({ row: Type.Integer(), input: t.String(), reason: t.String() })),
+    created: t.String({ format: 'date-time' }),
+    finished_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    download_url: t.Union([t.String(), t.Null()]),
+  },
+  { 'x-schema-name': 'BarcodeBatch' },
+)
 
 export const BatchParams = t.Object({ id: t.String({ minLength: 1, maxLength: 40 }) })

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { auth } from '../http/auth'
 import { acceptUpload } from '../http/body'
-import { errorResponses } from '../http/openapi'
+import { Binary, errorResponses } from '../http/openapi'
 import { AppError } from '../shared/errors'
 import { CONTENT_TYPES, renderBarcode } from './barcodes'
 import { Batch, BatchCsvQuery, BatchParams, BatchRequest } from './batch-schemas'
@@ -11,18 +11,6 @@ import { BarcodeRequest, withDefaults } from './schemas'
 acceptUpload(/^\/products\/api\/v1\/barcode\/batch\/$/, ['text/csv'])
 
 const tags = ['Barcodes']
-const fileContent = Object.fromEntries(
-  Object.values(CONTENT_TYPES).map((type) => [
-    type,
-    {
-      schema: {
-        type: 'string',
-        format: type === 'image/svg+xml' || type === 'application/postscript' ? undefined : 'binary',
-      },
-    },
-  ]),
-)
-
 export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/api/v1/barcode' })
   .use(auth)
   .post(
@@ -37,13 +25,15 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
     {
       auth: { role: 'readonly' },
       body: BarcodeRequest,
-      response: { 200: t.Any({ description: 'the image file' }), ...errorResponses },
+      response: {
+        200: Binary(Object.values(CONTENT_TYPES), 'the barcode image, in the requested format'),
+        ...errorResponses,
+      },
       detail: {
         tags,
         summary: 'Generate a 1D barcode (spec #8)',
         description:
           'Exact physical size: bars are whole multiples of module_width, total width = modules × module_width + 2 × quiet_zone, bars module_height tall (EAN/UPC guard bars extend 5 modules into standard-size text). svg is in millimetres; png has an opaque white background at `dpi` (default 300); eps is EPS 3.0 with a point bounding box; pdf is one page of vector paths. Text is OCR-B. 422 when barcode_type cannot carry the input (with the reason) or a check digit or Application Identifier is wrong.',
-        responses: { 200: { description: 'the barcode image', content: fileContent } } as never,
       },
     },
   )
@@ -66,7 +56,10 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
     },
     {
       auth: { role: 'readonly' },
-      body: t.Union([BatchRequest, t.String({ description: 'text/csv: a header row with gtin and optional label' })]),
+      body: t.Union([
+        BatchRequest,
+        t.String({ description: 'a header row with gtin and optional label', 'x-media-types': ['text/csv'] }),
+      ]),
       query: BatchCsvQuery,
       response: { 202: Batch, ...errorResponses },
       detail: {
@@ -99,7 +92,10 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
     {
       auth: { role: 'readonly' },
       params: BatchParams,
-      response: { 200: t.Any({ description: 'the PDF or zip' }), ...errorResponses },
+      response: {
+        200: Binary(['application/pdf', 'application/zip'], 'the label sheet (PDF) or the zip of files'),
+        ...errorResponses,
+      },
       detail: {
         tags,
         summary: 'Download a batch',

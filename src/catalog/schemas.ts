@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { CLAIM_STATUSES, DATA_SOURCES } from '../db/schema/catalog'
+import { CLAIM_STATUSES, DATA_SOURCES, UOMS } from '../db/schema/catalog'
 import { IdInput, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
 import { Enum } from '../shared/schema-types'
-
-export const UOMS = ['MLT', 'CLT', 'LTR', 'GRM', 'KGM', 'ONZ', 'LBR', 'PTI', 'QTI', 'GLL', 'EA'] as const
 
 // Plain TypeBox numbers: no string coercion, and no transform on responses.
 const Measure = Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { error: 'must be a number >= 0 or null' })
@@ -103,51 +101,57 @@ export const ContributionAccepted = t.Object({ gtin: t.String(), accepted: t.Arr
 
 const Num = Type.Union([Type.Number(), Type.Null()])
 
-export const Product = t.Object({
-  id: ShortId,
-  gtin: t.String({ pattern: '^\\d{14}$' }),
-  product_name: t.String(),
-  is_claimed: t.Boolean(),
-  data_source: Enum(DATA_SOURCES),
-  confidence_score: Type.Number({ minimum: 0, maximum: 1 }),
-  field_confidence: t.Record(t.String(), Type.Number({ minimum: 0, maximum: 1 })),
-  date_label_compliance: t.Object({ ca_ab660: t.String(), federal: t.String(), notes: t.Array(t.String()) }),
-  metadata: MetadataOut,
-  brand: t.String(),
-  manufacturer: t.String(),
-  description: t.String(),
-  image_url: t.String(),
-  country_of_origin: t.String(),
-  net_content: t.String(),
-  net_content_value: Num,
-  net_content_uom: t.Union([t.String(), t.Null()]),
-  owner_id: t.Union([ShortId, t.Null()]),
-  claim_verification_status: t.Union([Enum(CLAIM_STATUSES), t.Null()]),
-  length: Num,
-  width: Num,
-  height: Num,
-  depth: Num,
-  length_uom: t.String(),
-  width_uom: t.String(),
-  height_uom: t.String(),
-  depth_uom: t.String(),
-  gross_weight: Num,
-  net_weight: Num,
-  gross_weight_uom: t.String(),
-  net_weight_uom: t.String(),
-  gpc_brick_code: t.String(),
-  gpc_class_code: t.String(),
-  gpc_family_code: t.String(),
-  gpc_segment_code: t.String(),
-  ingredients_text: t.String(),
-  usage_instructions: t.String(),
-  contains_allergens: t.Array(t.String()),
-  may_contain_allergens: t.Array(t.String()),
-  certifications: t.Array(t.String()),
-  substances: t.Array(t.Object({ slug: t.String(), span: t.String(), confidence: Type.Number() })),
-  created: t.String({ format: 'date-time' }),
-  modified: t.String({ format: 'date-time' }),
-})
+export const Product = t.Object(
+  {
+    id: ShortId,
+    gtin: t.String({ pattern: '^\\d{14}$' }),
+    product_name: t.String(),
+    is_claimed: t.Boolean(),
+    data_source: Enum(DATA_SOURCES),
+    confidence_score: Type.Number({ minimum: 0, maximum: 1 }),
+    field_confidence: t.Record(t.String(), Type.Number({ minimum: 0, maximum: 1 })),
+    date_label_compliance: t.Object({ ca_ab660: t.String(), federal: t.String(), notes: t.Array(t.String()) }),
+    metadata: MetadataOut,
+    brand: t.String(),
+    manufacturer: t.String(),
+    description: t.String(),
+    image_url: t.String(),
+    country_of_origin: t.String(),
+    net_content: t.String(),
+    net_content_value: Num,
+    net_content_uom: t.Union([
+      Enum([...UOMS, ''], { description: 'UN/CEFACT unit code; empty on legacy records' }),
+      t.Null(),
+    ]),
+    owner_id: t.Union([ShortId, t.Null()]),
+    claim_verification_status: t.Union([Enum(CLAIM_STATUSES), t.Null()]),
+    length: Num,
+    width: Num,
+    height: Num,
+    depth: Num,
+    length_uom: t.String(),
+    width_uom: t.String(),
+    height_uom: t.String(),
+    depth_uom: t.String(),
+    gross_weight: Num,
+    net_weight: Num,
+    gross_weight_uom: t.String(),
+    net_weight_uom: t.String(),
+    gpc_brick_code: t.String(),
+    gpc_class_code: t.String(),
+    gpc_family_code: t.String(),
+    gpc_segment_code: t.String(),
+    ingredients_text: t.String(),
+    usage_instructions: t.String(),
+    contains_allergens: t.Array(t.String()),
+    may_contain_allergens: t.Array(t.String()),
+    certifications: t.Array(t.String()),
+    substances: t.Array(t.Object({ slug: t.String(), span: t.String(), confidence: Type.Number() })),
+    created: t.String({ format: 'date-time' }),
+    modified: t.String({ format: 'date-time' }),
+  },
+  { 'x-schema-name': 'Product' },
+)
 
 export const ProductQuery = t.Composite([
   PageQuery,

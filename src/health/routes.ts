@@ -7,7 +7,7 @@ const Health = t.Object({ status: t.String(), checks: t.Optional(t.Record(t.Stri
 
 export const healthRoutes = new Elysia({ name: 'health' })
   .get('/healthz', () => ({ status: 'ok' }), {
-    response: { 200: Health },
+    response: { 200: Health, ...errorResponses },
     detail: { tags: ['Health'], summary: 'Process is up', security: [] },
   })
   .get(

@@ -3,21 +3,24 @@ import { IdInput, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
 
-export const Retailer = t.Object({
-  id: ShortId,
-  name: t.String(),
-  created: t.String({ format: 'date-time' }),
-  metadata: MetadataOut,
-  is_online: t.Boolean(),
-  is_physical: t.Boolean(),
-  website: t.String(),
-  gln: t.String({ description: 'Global Location Number (13 digits) or empty' }),
-  is_canonical: t.Boolean(),
-  organization_id: ShortId,
-  marketplace_regions: t.Array(t.String()),
-  category: t.String(),
-  is_active: t.Boolean(),
-})
+export const Retailer = t.Object(
+  {
+    id: ShortId,
+    name: t.String(),
+    created: t.String({ format: 'date-time' }),
+    metadata: MetadataOut,
+    is_online: t.Boolean(),
+    is_physical: t.Boolean(),
+    website: t.String(),
+    gln: t.String({ description: 'Global Location Number (13 digits) or empty' }),
+    is_canonical: t.Boolean(),
+    organization_id: ShortId,
+    marketplace_regions: t.Array(t.String()),
+    category: t.String(),
+    is_active: t.Boolean(),
+  },
+  { 'x-schema-name': 'Retailer' },
+)
 
 const fields = {
   metadata: t.Optional(MetadataIn),

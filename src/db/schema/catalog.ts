@@ -31,6 +31,8 @@ export const DATA_SOURCES = [
   'datakick',
   'common_crawl_wdc',
 ] as const
+/** UN/CEFACT unit codes of `net_content_uom` (spec: product record). */
+export const UOMS = ['MLT', 'CLT', 'LTR', 'GRM', 'KGM', 'ONZ', 'LBR', 'PTI', 'QTI', 'GLL', 'EA'] as const
 export const CLAIM_STATUSES = ['unverified', 'prefix_matched', 'verified', 'disputed', 'rejected'] as const
 
 export const dataSource = pgEnum('data_source', DATA_SOURCES)
@@ -68,7 +70,7 @@ export const products = pgTable(
     countryOfOrigin: varchar({ length: 2 }).notNull().default(''),
     netContent: varchar({ length: 100 }).notNull().default(''),
     netContentValue: doublePrecision(),
-    netContentUom: varchar({ length: 3 }),
+    netContentUom: varchar({ length: 3 }).$type<(typeof UOMS)[number] | ''>(),
     ownerId: uuid().references(() => organizations.id, { onDelete: 'set null' }),
     claimVerificationStatus: claimStatus(),
     length: doublePrecision(),
