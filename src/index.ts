@@ -1,17 +1,59 @@
 import { createApp, createHealthApp } from './app'
 import { config } from './config'
+import { StartupError } from './db/embedded'
 import { openDatabase, startBackground } from './runtime'
 import { flushLogs, logger } from './shared/logger'
 
-const database = await openDatabase(config)
+// A crash writes its line (synchronously) before the process goes.
+function die(what: string, err: unknown): never {
+  logger.fatal({ err }, what)
+  flushLogs()
+  process.exit(1)
+}
+process.on('uncaughtException', (err) => die('crashed: uncaught exception', err))
+process.on('unhandledRejection', (err) => die('crashed: unhandled promise rejection', err))
+
+/** What failed at startup and what to do about it, in one sentence. */
+function startupAdvice(err: unknown): string {
+  if (err instanceof StartupError) return err.message
+  const e = (err ?? {}) as { code?: string; message?: string }
+  const message = e.message ?? String(err)
+  if (e.code === 'EADDRINUSE' || /EADDRINUSE|address already in use|port .* in use/i.test(message))
+    return `port ${config.PORT} on ${config.HOST} is already in use: stop the other process or set PORT`
+  if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || /timeout|terminated|connect/i.test(message))
+    return `cannot reach PostgreSQL (${message}): check DATABASE_URL, or unset it to use the embedded database`
+  if (e.code === '28P01' || e.code === '3D000')
+    return `PostgreSQL refused the connection (${message}): check the user, password and database of DATABASE_URL`
+  return `${message}: see the error above; fix the configuration or the database and start again`
+}
+
+// Startup must finish or fail within this time (a first start runs initdb, a few seconds).
+const STARTUP_LIMIT_MS = 9_000
+const watchdog = setTimeout(
+  () => die('startup failed: still not serving after 9 s (database unreachable?); exiting', null),
+  STARTUP_LIMIT_MS,
+)
+
+let database: Awaited<ReturnType<typeof openDatabase>> | null = null
+let stopBackground: () => Promise<void> = async () => {}
+let app: ReturnType<typeof createApp> | ReturnType<typeof createHealthApp>
 const serving = config.ROLE !== 'worker'
-const stopBackground = await startBackground(config, database.url, config.ROLE !== 'api')
-// A worker serves only /healthz and /readyz, so that it can be probed like the API.
-const app = (serving ? createApp() : createHealthApp()).listen({
-  port: config.PORT,
-  hostname: config.HOST,
-  maxRequestBodySize: 32 * 1024 * 1024,
-})
+try {
+  database = await openDatabase(config)
+  stopBackground = await startBackground(config, database.url, config.ROLE !== 'api')
+  // A worker serves only /healthz and /readyz, so that it can be probed like the API.
+  app = (serving ? createApp() : createHealthApp()).listen({
+    port: config.PORT,
+    hostname: config.HOST,
+    maxRequestBodySize: 32 * 1024 * 1024,
+  })
+} catch (err) {
+  logger.fatal({ err }, `startup failed: ${startupAdvice(err)}`)
+  flushLogs()
+  await Promise.race([database?.close().catch(() => {}), Bun.sleep(3000)])
+  process.exit(1)
+}
+clearTimeout(watchdog)
 
 logger.info(
   { role: config.ROLE, port: app.server?.port, database: database.embedded ? 'embedded' : 'DATABASE_URL' },
@@ -29,7 +71,7 @@ async function shutdown(signal: string) {
   try {
     await app.stop(false) // stop accepting, let in-flight requests finish
     await stopBackground()
-    await database.close()
+    await database?.close()
   } finally {
     clearTimeout(force)
     logger.info('stopped')

@@ -12,7 +12,13 @@ export async function openDatabase(config: Config, poolSize?: number): Promise<D
   const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.DATA_DIR)
   const url = config.DATABASE_URL ?? embedded!.url
   const db = connectDb(url, poolSize)
-  await migrateDatabase(db)
+  try {
+    await migrateDatabase(db)
+  } catch (err) {
+    await closeDb().catch(() => {})
+    await embedded?.stop().catch(() => {})
+    throw err
+  }
   return {
     db,
     url,

@@ -12,7 +12,7 @@ export let databaseUrl: string
 
 export function connectDb(url: string, max = config.DB_POOL_SIZE): Db {
   databaseUrl = url
-  pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 })
+  pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 })
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {})
   db = drizzle(pool, { schema, casing: 'snake_case' }) as Db

@@ -22,11 +22,18 @@ export type Spawned = {
   kill: (signal: NodeJS.Signals) => void
 }
 
-/** A command in its own process group, with stdout+stderr captured. */
-export function start(cmd: string[], env: Record<string, string>): Spawned {
+/**
+ * A command in its own process group, with stdout+stderr captured. It inherits this process's
+ * environment unless `only` is set, in which case `env` is all it gets.
+ */
+export function start(
+  cmd: string[],
+  env: Record<string, string>,
+  opts: { cwd?: string; only?: boolean } = {},
+): Spawned {
   const proc = spawn(cmd[0]!, cmd.slice(1), {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    cwd: opts.cwd ?? ROOT,
+    env: opts.only ? env : { ...process.env, LOG_LEVEL: 'info', ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   })

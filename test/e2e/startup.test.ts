@@ -1,0 +1,167 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { ADMIN, sql } from '../support/fixtures'
+import { freePort, start, startServer, waitForHealth } from '../support/process'
+import { databaseUrl } from '../support/server'
+
+// Startup failures end the process quickly with one line saying what failed and what to do;
+// SIGTERM to `npm start` (npm alone, as a process manager sends it) stops the server; the line
+// of a 500 is in the log even when the process is killed right after it.
+
+const dirs: string[] = []
+const tempDir = (label: string) => {
+  const dir = mkdtempSync(join(tmpdir(), `gtin-${label}-`))
+  dirs.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of dirs) {
+    chmodSync(dir, 0o755)
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+type Line = { level: number; msg: string; [k: string]: unknown }
+const lines = (output: string): Line[] =>
+  output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
+
+/** Starts `bun src/index.ts`, expects it to fail: exit code, elapsed ms and its fatal lines. */
+async function failedStart(env: Record<string, string>) {
+  const began = Date.now()
+  const server = start([process.execPath, 'src/index.ts'], { HOST: '127.0.0.1', ...env })
+  const timer = setTimeout(() => server.kill('SIGKILL'), 20_000)
+  const code = await server.exited
+  clearTimeout(timer)
+  const fatal = lines(server.output()).filter((l) => l.level === 60)
+  return { code, ms: Date.now() - began, fatal, output: server.output() }
+}
+
+describe('startup failures exit within 10 s with one line saying what to do', () => {
+  test('PostgreSQL unreachable (DATABASE_URL to a closed port)', async () => {
+    const port = await freePort()
+    const { code, ms, fatal } = await failedStart({
+      DATABASE_URL: `postgres://nobody:secret@127.0.0.1:${port}/nothing`,
+      PORT: String(await freePort()),
+    })
+    expect(code).toBe(1)
+    expect(ms).toBeLessThan(10_000)
+    expect(fatal).toHaveLength(1)
+    expect(fatal[0]!.msg).toStartWith('startup failed: cannot reach PostgreSQL')
+    expect(fatal[0]!.msg).toContain('check DATABASE_URL')
+  }, 30_000)
+
+  test('the port is taken', async () => {
+    const taken = createServer()
+    const port = await new Promise<number>((done) =>
+      taken.listen(0, '127.0.0.1', () => done((taken.address() as { port: number }).port)),
+    )
+    try {
+      const { code, ms, fatal } = await failedStart({ DATABASE_URL: databaseUrl, PORT: String(port) })
+      expect(code).toBe(1)
+      expect(ms).toBeLessThan(10_000)
+      expect(fatal).toHaveLength(1)
+      expect(fatal[0]!.msg).toBe(
+        `startup failed: port ${port} on 127.0.0.1 is already in use: stop the other process or set PORT`,
+      )
+    } finally {
+      taken.close()
+    }
+  }, 30_000)
+
+  // As root the embedded PostgreSQL runs as the `postgres` user, which cannot enter a 0700
+  // directory of root's: a clone (or DATA_DIR) inside one cannot work, and the line says why.
+  test.if(process.getuid?.() === 0)(
+    'as root, DATA_DIR inside a 0700 directory',
+    async () => {
+      const closed = tempDir('closed')
+      chmodSync(closed, 0o700)
+      const dataDir = join(closed, 'data')
+      mkdirSync(dataDir)
+      const { code, ms, fatal } = await failedStart({ DATABASE_URL: '', DATA_DIR: dataDir, PORT: '0' })
+      expect(code).toBe(1)
+      expect(ms).toBeLessThan(10_000)
+      expect(fatal).toHaveLength(1)
+      expect(fatal[0]!.msg).toStartWith(
+        'startup failed: the embedded PostgreSQL runs as the unprivileged user "postgres"',
+      )
+      expect(fatal[0]!.msg).toContain(`cannot enter ${closed} (mode 0700)`)
+      expect(fatal[0]!.msg).toContain('set DATABASE_URL')
+    },
+    30_000,
+  )
+})
+
+describe('signals', () => {
+  test('SIGTERM to npm alone (not its process group) stops the server and frees the port', async () => {
+    const port = await freePort()
+    const server = start(['npm', 'start'], { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1' })
+    const url = `http://127.0.0.1:${port}`
+    await waitForHealth(url)
+    server.proc.kill('SIGTERM') // npm's own pid
+    const timer = setTimeout(() => server.kill('SIGKILL'), 20_000)
+    await server.exited // 'close': every process holding the output pipes has gone
+    clearTimeout(timer)
+    expect(server.output()).toContain('"msg":"stopped"')
+    expect(fetch(`${url}/healthz`)).rejects.toThrow()
+  }, 60_000)
+})
+
+describe('crash lines reach the log', () => {
+  test('the line of a 500 is there after a kill -9 right after it, without request values or emails', async () => {
+    // A database of its own, broken under the running server: a retailer write then fails (500).
+    const name = `crashlog_${Date.now()}`
+    await sql(`create database ${name}`)
+    const url = new URL(databaseUrl)
+    url.pathname = `/${name}`
+    const server = await startServer({ DATABASE_URL: url.href, ADMIN_TOKEN: ADMIN['x-admin-token'] })
+    try {
+      const created = await fetch(`${server.url}/account/api/v1/organizations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...ADMIN },
+        body: JSON.stringify({ name: 'Crash Log', owner_email: 'owner@crash-log.test' }),
+      })
+      expect(created.status).toBe(201)
+      const { api_key } = (await created.json()) as { api_key: { key: string } }
+      const admin = new pg.Client({ connectionString: url.href })
+      await admin.connect()
+      await admin.query('alter table retailers rename column name to name_gone')
+      await admin.end()
+
+      const res = await fetch(`${server.url}/retailers/api/v1/retailers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': api_key.key, 'x-request-id': 'crash-500' },
+        body: JSON.stringify({
+          name: 'Very Secret Retailer Name',
+          website: 'https://secret.example',
+          metadata: { contact: 'buyer@secret-retailer.test' },
+        }),
+      })
+      expect(res.status).toBe(500)
+      server.kill('SIGKILL')
+      await server.exited
+
+      const out = server.output()
+      const line = lines(out).find((l) => l.request_id === 'crash-500' && l.level === 50)
+      expect(line?.msg).toBe('unhandled error')
+      expect(JSON.stringify(line)).toContain('42703') // what failed is said (undefined column)…
+      for (const value of [
+        'Very Secret Retailer Name',
+        'secret.example',
+        'buyer@secret-retailer.test',
+        '@crash-log.test',
+      ])
+        expect(out).not.toContain(value) // …but no value of the request, and no email
+    } finally {
+      server.kill('SIGKILL')
+      await server.exited
+      await sql(`drop database if exists ${name} with (force)`)
+    }
+  }, 60_000)
+})
