@@ -13,4 +13,4 @@ COPY . .
 RUN mkdir -p /data/batches && chown -R node:node /data
 USER node
 EXPOSE 3000
-CMD ["./node_modules/.bin/bun", "src/index.ts"]
+CMD ["./node_modules/.bin/bun", "main.ts"]

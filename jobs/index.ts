@@ -1,21 +1,21 @@
-import type { PgBoss, Queue, WorkHandler } from 'pg-boss'
-import * as barcodeBatch from './barcode-batch'
-import * as catalogPromote from './catalog-promote'
+import type { PgBoss } from 'pg-boss'
+import { createQueue } from '../src/db/queues'
+import { barcodeBatch } from './barcode-batch'
+import { type Binding, bind } from './binding'
+import { catalogPromote } from './catalog-promote'
+import { consumerBindings, eventsDispatch } from './events'
 
-/** One module per queue (file name = queue name). */
-export type JobModule = {
-  name: string
-  options?: Omit<Queue, 'name'>
-  handle: WorkHandler<any>
-}
+/**
+ * Binds handlers to the queues the features declare (src/<feature>/queues.ts and event consumers).
+ * Nothing in src/ imports this folder; the process entry (main.ts) and tests do.
+ */
+const bindings = (): Binding[] => [catalogPromote, barcodeBatch, eventsDispatch, ...consumerBindings()]
 
-export const JOBS: JobModule[] = [catalogPromote, barcodeBatch]
-
-/** Every process creates the queues it may send to (idempotent). */
-export async function createQueues(boss: PgBoss): Promise<void> {
-  for (const job of JOBS) await boss.createQueue(job.name, job.options)
+/** Every process creates the queues it may send to (idempotent), dead-letter queues first. */
+export async function createQueues(): Promise<void> {
+  for (const { queue } of bindings()) await createQueue(queue)
 }
 
 export async function startWorkers(boss: PgBoss): Promise<void> {
-  for (const job of JOBS) await boss.work(job.name, job.handle)
+  for (const binding of bindings()) await bind(boss, binding)
 }

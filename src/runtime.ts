@@ -1,8 +1,10 @@
+import type { PgBoss } from 'pg-boss'
 import { keyCache, listenForRevocations } from './accounts/key-cache'
 import type { Config } from './config'
 import { startBoss, stopBoss } from './db/boss'
 import { closeDb, connectDb, type Db } from './db/client'
 import { startEmbeddedDatabase } from './db/embedded'
+import { listener } from './db/listener'
 import { migrateDatabase } from './db/migrate'
 
 export type Database = { db: Db; url: string; embedded: boolean; close: () => Promise<void> }
@@ -30,16 +32,19 @@ export async function openDatabase(config: Config, poolSize?: number): Promise<D
   }
 }
 
-/** Background parts of a serving process: key revocation listener and, for workers, pg-boss. */
-export async function startBackground(config: Config, url: string, withWorkers: boolean) {
+/** What `jobs/` provides: queue creation and handler binding (src/ never imports jobs/). */
+export type JobRunner = { createQueues: () => Promise<void>; startWorkers: (boss: PgBoss) => Promise<void> }
+
+/** Background parts of a serving process: the notification listener, pg-boss and, for workers, handlers. */
+export async function startBackground(config: Config, url: string, jobs: JobRunner, withWorkers: boolean) {
   keyCache.configure(config.KEY_CACHE_TTL)
-  const stopListening = listenForRevocations(url)
+  await listenForRevocations()
+  listener.start(url)
   const boss = await startBoss(url, withWorkers)
-  const { createQueues, startWorkers } = await import('../jobs/index')
-  await createQueues(boss)
-  if (withWorkers) await startWorkers(boss)
+  await jobs.createQueues()
+  if (withWorkers) await jobs.startWorkers(boss)
   return async () => {
-    await stopListening()
+    await listener.stop()
     await stopBoss()
   }
 }

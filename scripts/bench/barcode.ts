@@ -22,7 +22,8 @@ const work = mkdtempSync(join(tmpdir(), 'gtin-bench-barcode-'))
 
 const bench = await startBenchServer()
 const { createOrganization } = await import('../../src/accounts/organizations')
-const { api_key } = await createOrganization({ name: 'Bench Print', owner_email: 'print@example.test' })
+const { db } = await import('../../src/db/client')
+const { api_key } = await createOrganization(db, { name: 'Bench Print', owner_email: 'print@example.test' })
 const url = `${bench.base}/products/api/v1/barcode/`
 
 async function endpoint(format: 'svg' | 'png') {

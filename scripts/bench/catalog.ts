@@ -24,7 +24,8 @@ const CONCURRENCY = Number(values.concurrency)
 
 const bench = await startBenchServer()
 const { createOrganization } = await import('../../src/accounts/organizations')
-const { api_key } = await createOrganization({ name: 'Bench Foods', owner_email: 'bench@example.test' })
+const { db } = await import('../../src/db/client')
+const { api_key } = await createOrganization(db, { name: 'Bench Foods', owner_email: 'bench@example.test' })
 const headers = { 'content-type': 'application/json', 'x-api-key': api_key.key }
 const url = `${bench.base}/products/api/v1/products`
 

@@ -16,15 +16,21 @@ const CONCURRENCY = Number(values.concurrency)
 const bench = await startBenchServer()
 const { base, database, config } = bench
 const { createOrganization } = await import('../../src/accounts/organizations')
+const { db } = await import('../../src/db/client')
 const { createRetailer, listSelect, listWhere } = await import('../../src/retailers/retailers')
 const { parseId } = await import('../../src/shared/ids')
 const { haveWrk, measure, measureWithWrk, printTable } = await import('./load')
 const pg = (await import('pg')).default
 
-const { organization, api_key } = await createOrganization({ name: 'Bench', owner_email: 'bench@example.test' })
+const { organization, api_key } = await createOrganization(db, { name: 'Bench', owner_email: 'bench@example.test' })
 const orgId = parseId(organization.id)!
 for (let i = 0; i < 200; i++)
-  await createRetailer(orgId, { name: `Retailer ${String(i).padStart(3, '0')}`, marketplace_regions: ['US'] }, false)
+  await createRetailer(
+    db,
+    orgId,
+    { name: `Retailer ${String(i).padStart(3, '0')}`, marketplace_regions: ['US'] },
+    false,
+  )
 
 const listUrl = `${base}/retailers/api/v1/retailers?page_size=25`
 const headers = { 'x-api-key': api_key.key }

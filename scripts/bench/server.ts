@@ -18,7 +18,7 @@ export async function startBenchServer() {
   const logFile = join(dataDir, 'server.log')
   const server: ChildProcess = spawn(
     process.execPath,
-    [...(process.env.SERVER_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=/tmp/prof'] : []), 'src/index.ts'],
+    [...(process.env.SERVER_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=/tmp/prof'] : []), 'main.ts'],
     {
       env: {
         ...process.env,

@@ -40,7 +40,7 @@ export async function orgCommand(argv: string[]): Promise<number> {
   const { createOrganization } = await import('../../src/accounts/organizations')
   const database = await openDatabase(config, 2)
   try {
-    const { organization, api_key } = await createOrganization(input)
+    const { organization, api_key } = await createOrganization(database.db, input)
     if (values.json) {
       console.log(JSON.stringify({ organization_id: organization.id, api_key: api_key.key, role: api_key.role }))
     } else {

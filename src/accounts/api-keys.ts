@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { apiKeys } from '../db/schema'
-import type { Executor } from '../db/tx'
+import { type Executor, inTransaction } from '../db/tx'
 import { toShortId } from '../shared/ids'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
@@ -66,8 +66,8 @@ export function listApiKeys(organizationId: string, page: PageQuery) {
  * Revokes a key: it stops working on the next request here, and in other processes as soon as
  * they receive the notification sent on commit. False when no live key of the organization has that id.
  */
-export async function revokeApiKey(organizationId: string, keyId: string): Promise<boolean> {
-  const hash = await db.transaction(async (tx) => {
+export async function revokeApiKey(ex: Executor, organizationId: string, keyId: string): Promise<boolean> {
+  const hash = await inTransaction(ex, async (tx) => {
     const [row] = await tx
       .update(apiKeys)
       .set({ revokedAt: new Date() })

@@ -1,5 +1,4 @@
-import pg from 'pg'
-import { logger } from '../shared/logger'
+import { listener } from '../db/listener'
 import type { ApiKeyRole } from './roles'
 
 export type Caller = { keyId: string; organizationId: string; role: ApiKeyRole }
@@ -53,39 +52,10 @@ class KeyCache {
 
 export const keyCache = new KeyCache()
 
-/** Listens for revocations from every process; reconnects on loss. Returns a stop function. */
-export function listenForRevocations(url: string): () => Promise<void> {
-  let client: pg.Client | null = null
-  let stopped = false
-  let retry: ReturnType<typeof setTimeout> | undefined
-
-  const connect = async () => {
-    if (stopped) return
-    const c = new pg.Client({ connectionString: url })
-    client = c
-    const lost = () => {
-      keyCache.setListening(false)
-      if (!stopped) retry = setTimeout(connect, 1000)
-    }
-    c.on('error', () => {})
-    c.on('end', lost)
-    c.on('notification', (msg) => msg.payload && keyCache.forget(msg.payload))
-    try {
-      await c.connect()
-      await c.query(`LISTEN ${REVOCATION_CHANNEL}`)
-      keyCache.setListening(true)
-    } catch (err) {
-      logger.warn({ err }, 'key revocation listener could not connect; retrying')
-      c.removeListener('end', lost)
-      await c.end().catch(() => {})
-      lost()
-    }
-  }
-  void connect()
-  return async () => {
-    stopped = true
-    clearTimeout(retry)
-    keyCache.setListening(false)
-    await client?.end().catch(() => {})
-  }
+/** Revocations from every process arrive on the shared listener; the cache is trusted only while it listens. */
+export function listenForRevocations() {
+  return listener.on(REVOCATION_CHANNEL, {
+    onMessage: (hash) => keyCache.forget(hash),
+    onListening: (on) => keyCache.setListening(on),
+  })
 }

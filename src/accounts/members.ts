@@ -2,7 +2,7 @@ import { and, eq, ilike, or, type SQL, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
 import { members } from '../db/schema'
-import type { Tx } from '../db/tx'
+import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type Metadata, mergeMetadata, metadataFits } from '../shared/metadata'
@@ -48,9 +48,9 @@ export function listMembers(organizationId: string, filter: MemberFilter, page: 
 
 export type MemberInput = { user_email: string; user_name?: string; user_metadata?: Metadata | null; role: MemberRole }
 
-export async function addMember(organizationId: string, input: MemberInput) {
+export async function addMember(ex: Executor, organizationId: string, input: MemberInput) {
   try {
-    const [row] = await db
+    const [row] = await ex
       .insert(members)
       .values({
         organizationId,
@@ -88,8 +88,8 @@ async function lockMember(tx: Tx, organizationId: string, id: string) {
 
 export type MemberPatch = { user_name?: string; user_metadata?: Metadata | null; role?: MemberRole }
 
-export function updateMember(organizationId: string, id: string, patch: MemberPatch) {
-  return db.transaction(async (tx) => {
+export function updateMember(ex: Executor, organizationId: string, id: string, patch: MemberPatch) {
+  return inTransaction(ex, async (tx) => {
     const row = await lockMember(tx, organizationId, id)
     if (
       row.role === 'owner' &&
@@ -109,8 +109,8 @@ export function updateMember(organizationId: string, id: string, patch: MemberPa
   })
 }
 
-export function removeMember(organizationId: string, id: string) {
-  return db.transaction(async (tx) => {
+export function removeMember(ex: Executor, organizationId: string, id: string) {
+  return inTransaction(ex, async (tx) => {
     const row = await lockMember(tx, organizationId, id)
     if (row.role === 'owner' && (await otherOwners(tx, organizationId, id)) === 0)
       throw new AppError('conflict', 'the organization must keep at least one owner')

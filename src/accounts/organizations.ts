@@ -1,5 +1,5 @@
 import { members, organizations } from '../db/schema'
-import { withTx } from '../db/tx'
+import { type Executor, inTransaction } from '../db/tx'
 import { toShortId } from '../shared/ids'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
 import { createApiKey } from './api-keys'
@@ -23,8 +23,8 @@ export type OrganizationInput = {
 }
 
 /** An organization, its owner as a member, and a first manager key: all or nothing. */
-export function createOrganization(input: OrganizationInput) {
-  return withTx(async (tx) => {
+export function createOrganization(ex: Executor, input: OrganizationInput) {
+  return inTransaction(ex, async (tx) => {
     const [org] = await tx
       .insert(organizations)
       .values({

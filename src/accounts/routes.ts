@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { db } from '../db/client'
+import { transaction } from '../db/tx'
 import { auth, isAdmin } from '../http/auth'
 import { errorResponses } from '../http/openapi'
 import { AppError, notFound } from '../shared/errors'
@@ -28,7 +28,7 @@ const tags = ['Account']
 
 export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/api/v1/organizations' })
   .use(auth)
-  .post('', async ({ body, status }) => status(201, await createOrganization(body)), {
+  .post('', async ({ body, status }) => status(201, await transaction((tx) => createOrganization(tx, body))), {
     // Before validation, so that without the admin token the route does not exist at all.
     transform: ({ headers }) => {
       if (!isAdmin(headers['x-admin-token'])) throw new AppError('not_found', 'no such route')
@@ -43,17 +43,21 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
       security: [{ AdminToken: [] }],
     },
   })
-  .post('/:organization_id/api-keys', ({ body, apiKey }) => createApiKey(db, apiKey.organizationId, body), {
-    auth: { role: 'manager', org: 'organization_id' },
-    params: OrgParams,
-    body: ApiKeyCreate,
-    response: { 200: ApiKey, ...errorResponses },
-    detail: {
-      tags,
-      summary: 'Create an API key (spec #1)',
-      description: 'The raw `key` appears in this response only; it is stored as a hash. Role defaults to readonly.',
+  .post(
+    '/:organization_id/api-keys',
+    ({ body, apiKey }) => transaction((tx) => createApiKey(tx, apiKey.organizationId, body)),
+    {
+      auth: { role: 'manager', org: 'organization_id' },
+      params: OrgParams,
+      body: ApiKeyCreate,
+      response: { 200: ApiKey, ...errorResponses },
+      detail: {
+        tags,
+        summary: 'Create an API key (spec #1)',
+        description: 'The raw `key` appears in this response only; it is stored as a hash. Role defaults to readonly.',
+      },
     },
-  })
+  )
   .get('/:organization_id/api-keys', ({ apiKey, query }) => listApiKeys(apiKey.organizationId, query), {
     auth: { role: 'manager', org: 'organization_id' },
     params: OrgParams,
@@ -68,7 +72,8 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
   .delete(
     '/:organization_id/api-keys/:key_id',
     async ({ apiKey, params, status }) => {
-      if (!(await revokeApiKey(apiKey.organizationId, id(params.key_id)))) throw notFound('API key')
+      if (!(await transaction((tx) => revokeApiKey(tx, apiKey.organizationId, id(params.key_id)))))
+        throw notFound('API key')
       return status(204, undefined)
     },
     {
@@ -95,7 +100,8 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
   })
   .post(
     '/:organization_id/members',
-    ({ apiKey, body, status }) => addMember(apiKey.organizationId, body).then((m) => status(201, m)),
+    ({ apiKey, body, status }) =>
+      transaction((tx) => addMember(tx, apiKey.organizationId, body)).then((m) => status(201, m)),
     {
       auth: { role: 'manager', org: 'organization_id' },
       params: MembersParams,
@@ -106,7 +112,8 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
   )
   .patch(
     '/:organization_id/members/:member_id',
-    ({ apiKey, params, body }) => updateMember(apiKey.organizationId, id(params.member_id), body),
+    ({ apiKey, params, body }) =>
+      transaction((tx) => updateMember(tx, apiKey.organizationId, id(params.member_id), body)),
     {
       auth: { role: 'manager', org: 'organization_id' },
       params: MemberParams,
@@ -122,7 +129,7 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
   .delete(
     '/:organization_id/members/:member_id',
     async ({ apiKey, params, status }) => {
-      await removeMember(apiKey.organizationId, id(params.member_id))
+      await transaction((tx) => removeMember(tx, apiKey.organizationId, id(params.member_id)))
       return status(204, undefined)
     },
     {

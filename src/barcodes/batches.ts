@@ -5,11 +5,12 @@ import Papa from 'papaparse'
 import { config } from '../config'
 import { db } from '../db/client'
 import { type BatchItem, barcodeBatches } from '../db/schema'
-import { withTx } from '../db/tx'
+import { type Executor, inTransaction } from '../db/tx'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { parseId, toShortId } from '../shared/ids'
 import { type BatchOutput, type BatchPlan, renderBatch } from './batch-render'
 import { MAX_BATCH_ITEMS } from './batch-schemas'
+import { batchQueue } from './queues'
 import { type SymbolSettings, withDefaults } from './schemas'
 import type { TemplateName } from './sheet'
 
@@ -53,14 +54,14 @@ export function itemsFromCsv(csv: string): BatchItem[] {
 
 /** Stores the batch and queues its `barcode.batch` job in one transaction (202). */
 export async function createBatch(
+  ex: Executor,
   organizationId: string,
   items: BatchItem[],
   settings: SymbolSettings,
   output: BatchOutput,
   template: TemplateName | undefined,
 ) {
-  const { enqueue } = await import('../../jobs/barcode-batch')
-  return withTx(async (tx) => {
+  return inTransaction(ex, async (tx) => {
     const [row] = await tx
       .insert(barcodeBatches)
       .values({
@@ -72,7 +73,7 @@ export async function createBatch(
         total: items.length,
       })
       .returning()
-    await enqueue(tx, { batchId: row!.id })
+    await batchQueue.send(tx, { batchId: row!.id })
     return toBatchResource(row!)
   })
 }

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
 import { acceptUpload } from '../http/body'
 import { Binary, errorResponses } from '../http/openapi'
@@ -48,11 +49,18 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
         const { output, template, ...options } = query
         return status(
           202,
-          await createBatch(apiKey.organizationId, itemsFromCsv(body), withDefaults(options), output, template),
+          await transaction((tx) =>
+            createBatch(tx, apiKey.organizationId, itemsFromCsv(body), withDefaults(options), output, template),
+          ),
         )
       }
       const { items, output, template, ...options } = body
-      return status(202, await createBatch(apiKey.organizationId, items, withDefaults(options), output, template))
+      return status(
+        202,
+        await transaction((tx) =>
+          createBatch(tx, apiKey.organizationId, items, withDefaults(options), output, template),
+        ),
+      )
     },
     {
       auth: { role: 'readonly' },

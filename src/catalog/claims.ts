@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { products } from '../db/schema'
-import { withTx } from '../db/tx'
+import { type Executor, inTransaction } from '../db/tx'
+import { emit } from '../events/outbox'
 import { AppError, notFound } from '../shared/errors'
 import { parseId } from '../shared/ids'
 import { brandFor, organizationProfile, verificationFor } from './brands'
@@ -12,9 +13,9 @@ import { findProduct, toProductResource } from './resource'
  * Claim an existing GTIN: the product links to a brand of the claiming organization (its brand's
  * name, or the organization's). Again by the owner: unchanged (idempotent). Held by another: 409.
  */
-export function claimProduct(organizationId: string, gtinInput: string) {
+export function claimProduct(ex: Executor, organizationId: string, gtinInput: string) {
   const gtin = normalizeGtin(gtinInput)
-  return withTx(async (tx, emit) => {
+  return inTransaction(ex, async (tx) => {
     const found = await findProduct(tx, gtin, true)
     if (!found) throw notFound('product')
     const { product } = found
@@ -33,7 +34,7 @@ export function claimProduct(organizationId: string, gtinInput: string) {
       })
       .where(eq(products.id, product.id))
     const resource = toProductResource((await findProduct(tx, gtin))!)
-    emit({ eventType: 'product.claimed', organizationId, subjectId: product.id, data: resource })
+    await emit(tx, { eventType: 'product.claimed', organizationId, subjectId: product.id, data: resource })
     return resource
   })
 }
@@ -43,11 +44,16 @@ export function claimProduct(organizationId: string, gtinInput: string) {
  * name, so `is_claimed` is false, and `owner_id` and `claim_verification_status` become null.
  * Only the owning organization can unclaim (403 otherwise).
  */
-export function unclaimProduct(organizationId: string, gtinInput: string, bodyOrganization?: string | null) {
+export function unclaimProduct(
+  ex: Executor,
+  organizationId: string,
+  gtinInput: string,
+  bodyOrganization?: string | null,
+) {
   const gtin = normalizeGtin(gtinInput)
   if (bodyOrganization && parseId(bodyOrganization) !== organizationId)
     throw new AppError('forbidden', 'organization_id must be the organization of the API key')
-  return withTx(async (tx, emit) => {
+  return inTransaction(ex, async (tx) => {
     const { product, brandName } = await lockOwned(tx, organizationId, gtin)
     const brandId = brandName ? await brandFor(tx, null, brandName) : null
     await tx
@@ -55,7 +61,7 @@ export function unclaimProduct(organizationId: string, gtinInput: string, bodyOr
       .set({ ownerId: null, brandId, claimVerificationStatus: null, modified: new Date() })
       .where(eq(products.id, product.id))
     const resource = toProductResource((await findProduct(tx, gtin))!)
-    emit({ eventType: 'product.unclaimed', organizationId, subjectId: product.id, data: resource })
+    await emit(tx, { eventType: 'product.unclaimed', organizationId, subjectId: product.id, data: resource })
     return resource
   })
 }

@@ -1,8 +1,5 @@
 import rules from './date-labels.json'
-
-/** The free-text fields scanned for date labels (spec: product record, date_label_compliance). */
-export const DATE_LABEL_FIELDS = ['product_name', 'description', 'net_content', 'usage_instructions'] as const
-export type DateLabelField = (typeof DATE_LABEL_FIELDS)[number]
+import { DATE_LABEL_FIELDS, type DateLabelField } from './fields'
 
 export type DateLabelViolation = { field: DateLabelField; phrase: string; why: string }
 

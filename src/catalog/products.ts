@@ -3,24 +3,19 @@ import { db } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
 import { prepared } from '../db/prepared'
 import { brands, products } from '../db/schema'
-import { type Emit, type Tx, withTx } from '../db/tx'
+import { type Executor, inTransaction, type Tx } from '../db/tx'
+import { emit } from '../events/outbox'
 import { AppError, type FieldError, invalidField, notFound } from '../shared/errors'
 import { parseId } from '../shared/ids'
 import { mergeMetadata, metadataFits } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
 import { brandFor, organizationProfile, verificationFor } from './brands'
 import { dateLabelViolations } from './date-labels'
+import { FIELD_COLUMNS, normalizeField, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
 import { recordCandidates } from './provenance'
-import {
-  FIELD_COLUMNS,
-  findProduct,
-  type ProductField,
-  productSelection,
-  selectProducts,
-  toProductResource,
-} from './resource'
+import { findProduct, productSelection, selectProducts, toProductResource } from './resource'
 import type { ProductCreate, ProductPatch } from './schemas'
 
 /** 422 `date_label_violation` naming each field and phrase (AB 660); registration only. */
@@ -39,7 +34,7 @@ function columnsFrom(input: ProductPatch) {
   const values: Record<string, unknown> = {}
   for (const [field, column] of Object.entries(FIELD_COLUMNS)) {
     const value = input[field as ProductField]
-    if (value !== undefined) values[column] = field === 'country_of_origin' ? String(value).toUpperCase() : value
+    if (value !== undefined) values[column] = normalizeField(field as ProductField, value)
   }
   return values
 }
@@ -55,22 +50,14 @@ function ingredientColumns(text: string | undefined) {
   }
 }
 
-const emitProduct = (
-  emit: Emit,
-  type: string,
-  resource: ReturnType<typeof toProductResource>,
-  org: string | null,
-  id: string,
-) => emit({ eventType: type, organizationId: org, subjectId: id, data: resource })
-
 /** Spec #11: the record, claimed for the key's organization; 409 `gtin_exists` when the GTIN is there. */
-export async function createProduct(organizationId: string, input: ProductCreate) {
+export async function createProduct(ex: Executor, organizationId: string, input: ProductCreate) {
   const gtin = normalizeGtin(input.gtin)
   if (input.organization_id && parseId(input.organization_id) !== organizationId)
     throw new AppError('forbidden', 'organization_id must be the organization of the API key')
   rejectDateLabels(input)
   try {
-    return await withTx(async (tx, emit) => {
+    return await inTransaction(ex, async (tx) => {
       const org = await organizationProfile(tx, organizationId)
       const brandId = await brandFor(tx, organizationId, input.brand || org.name)
       const [row] = await tx
@@ -89,7 +76,7 @@ export async function createProduct(organizationId: string, input: ProductCreate
       const confidence = await recordCandidates(tx, row!.id, input, 'claimed', organizationId)
       await tx.update(products).set(confidence).where(eq(products.id, row!.id))
       const resource = toProductResource((await findProduct(tx, gtin))!)
-      emitProduct(emit, 'product.created', resource, organizationId, row!.id)
+      await emit(tx, { eventType: 'product.created', organizationId, subjectId: row!.id, data: resource })
       return resource
     })
   } catch (err) {
@@ -149,10 +136,10 @@ export async function lockOwned(tx: Tx, organizationId: string, gtin: string) {
 }
 
 /** Partial update by the owner: metadata merges, compliance and ingredient parsing run again. */
-export async function updateProduct(organizationId: string, gtinInput: string, patch: ProductPatch) {
+export async function updateProduct(ex: Executor, organizationId: string, gtinInput: string, patch: ProductPatch) {
   const gtin = normalizeGtin(gtinInput)
   rejectDateLabels(patch)
-  return withTx(async (tx, emit) => {
+  return inTransaction(ex, async (tx) => {
     const { product } = await lockOwned(tx, organizationId, gtin)
     const metadata = mergeMetadata(product.metadata, patch.metadata)
     if (!metadataFits(metadata)) throw invalidField('metadata', 'would exceed 50 keys')
@@ -170,7 +157,7 @@ export async function updateProduct(organizationId: string, gtinInput: string, p
       })
       .where(eq(products.id, product.id))
     const resource = toProductResource((await findProduct(tx, gtin))!)
-    emitProduct(emit, 'product.updated', resource, organizationId, product.id)
+    await emit(tx, { eventType: 'product.updated', organizationId, subjectId: product.id, data: resource })
     return resource
   })
 }

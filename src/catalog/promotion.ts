@@ -1,28 +1,29 @@
 import { eq } from 'drizzle-orm'
 import { products } from '../db/schema'
-import { withTx } from '../db/tx'
+import { type Executor, inTransaction } from '../db/tx'
+import { emit } from '../events/outbox'
 import { notFound } from '../shared/errors'
 import { brandFor } from './brands'
+import { type ContributableField, FIELD_COLUMNS, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
 import { candidatesOf, decide, recordCandidates, summarize } from './provenance'
-import { FIELD_COLUMNS, findProduct, type ProductField, toProductResource } from './resource'
-import type { CONTRIBUTABLE } from './schemas'
+import { promoteQueue } from './queues'
+import { findProduct, toProductResource } from './resource'
 
-type Contributed = Partial<Record<(typeof CONTRIBUTABLE)[number], string>>
+type Contributed = Partial<Record<ContributableField, string>>
 
 /**
  * A crowd contribution (202): stored as candidates from the contributing organization, and a
  * `catalog.promote` job queued in the same transaction. Date labels are flagged on read, not rejected.
  */
-export async function contribute(organizationId: string, gtinInput: string, fields: Contributed) {
+export async function contribute(ex: Executor, organizationId: string, gtinInput: string, fields: Contributed) {
   const gtin = normalizeGtin(gtinInput)
-  const { enqueue } = await import('../../jobs/catalog-promote')
-  return withTx(async (tx) => {
+  return inTransaction(ex, async (tx) => {
     const found = await findProduct(tx, gtin)
     if (!found) throw notFound('product')
     await recordCandidates(tx, found.product.id, fields, 'crowd_sourced', organizationId)
-    await enqueue(tx, { productId: found.product.id })
+    await promoteQueue.send(tx, { productId: found.product.id })
     return { gtin, accepted: Object.keys(fields), status: 'queued for promotion' }
   })
 }
@@ -31,8 +32,8 @@ export async function contribute(organizationId: string, gtinInput: string, fiel
  * Applies the decided canonical values to the product (the `catalog.promote` job). Idempotent:
  * running it again changes nothing; `product.updated` is emitted only when something changed.
  */
-export function promoteProduct(productId: string) {
-  return withTx(async (tx, emit) => {
+export function promoteProduct(ex: Executor, productId: string) {
+  return inTransaction(ex, async (tx) => {
     const [row] = await tx
       .select({ gtin: products.gtin })
       .from(products)
@@ -70,7 +71,12 @@ export function promoteProduct(productId: string) {
       .set({ ...changes, ...summary, modified: new Date() })
       .where(eq(products.id, productId))
     const resource = toProductResource((await findProduct(tx, row.gtin))!)
-    emit({ eventType: 'product.updated', organizationId: before.product.ownerId, subjectId: productId, data: resource })
+    await emit(tx, {
+      eventType: 'product.updated',
+      organizationId: before.product.ownerId,
+      subjectId: productId,
+      data: resource,
+    })
     return true
   })
 }

@@ -4,7 +4,7 @@ import { productCandidates } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
 import type { Executor, Tx } from '../db/tx'
 import { toShortId } from '../shared/ids'
-import { FIELD_COLUMNS, type ProductField } from './resource'
+import { ALL_FIELDS, type ProductField } from './fields'
 
 type DataSource = (typeof DATA_SOURCES)[number]
 
@@ -26,7 +26,7 @@ export const SOURCE_CONFIDENCE: Record<DataSource, number> = {
 }
 
 /** Fields that have candidates: every stored scalar field and the brand name. */
-export const PROVENANCE_FIELDS = [...Object.keys(FIELD_COLUMNS), 'brand'] as (ProductField | 'brand')[]
+export const PROVENANCE_FIELDS: (ProductField | 'brand')[] = [...ALL_FIELDS, 'brand']
 
 type Candidate = typeof productCandidates.$inferSelect
 export type Winner = { value: unknown; source: DataSource; score: number }

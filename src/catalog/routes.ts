@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { db } from '../db/client'
+import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
 import { notFound } from '../shared/errors'
@@ -29,17 +30,22 @@ const gtinNote =
 
 export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/api/v1/products' })
   .use(auth)
-  .post('', async ({ apiKey, body, status }) => status(201, await createProduct(apiKey.organizationId, body)), {
-    auth: { role: 'editor' },
-    body: ProductCreate,
-    response: { 201: Product, ...errorResponses },
-    detail: {
-      tags,
-      summary: 'Create a product (spec #11)',
-      description:
-        "Creates the record and claims the GTIN for the key's organization (`data_source` claimed). 409 `gtin_exists` when the GTIN is already in the catalog (claim it instead). 422 `invalid_gtin` for a bad GTIN (length, check digit, restricted-circulation or coupon range) and `date_label_violation` for prohibited date-label wording (California AB 660) in product_name, description, net_content or usage_instructions. Emits `product.created`.",
+  .post(
+    '',
+    async ({ apiKey, body, status }) =>
+      status(201, await transaction((tx) => createProduct(tx, apiKey.organizationId, body))),
+    {
+      auth: { role: 'editor' },
+      body: ProductCreate,
+      response: { 201: Product, ...errorResponses },
+      detail: {
+        tags,
+        summary: 'Create a product (spec #11)',
+        description:
+          "Creates the record and claims the GTIN for the key's organization (`data_source` claimed). 409 `gtin_exists` when the GTIN is already in the catalog (claim it instead). 422 `invalid_gtin` for a bad GTIN (length, check digit, restricted-circulation or coupon range) and `date_label_violation` for prohibited date-label wording (California AB 660) in product_name, description, net_content or usage_instructions. Emits `product.created`.",
+      },
     },
-  })
+  )
   .get(
     '',
     ({ query }) =>
@@ -65,20 +71,25 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
     response: { 200: Product, ...errorResponses },
     detail: { tags, summary: 'Get a product', description: `Any key can read the catalog. ${gtinNote}` },
   })
-  .patch('/:gtin', ({ apiKey, params, body }) => updateProduct(apiKey.organizationId, params.gtin, body), {
-    auth: { role: 'editor' },
-    params: GtinParams,
-    body: ProductPatch,
-    response: { 200: Product, ...errorResponses },
-    detail: {
-      tags,
-      summary: 'Update a product',
-      description: `Partial update by the owning organization (403 otherwise). Metadata merges; date labels are checked and ingredients parsed again. Emits \`product.updated\`. ${gtinNote}`,
+  .patch(
+    '/:gtin',
+    ({ apiKey, params, body }) => transaction((tx) => updateProduct(tx, apiKey.organizationId, params.gtin, body)),
+    {
+      auth: { role: 'editor' },
+      params: GtinParams,
+      body: ProductPatch,
+      response: { 200: Product, ...errorResponses },
+      detail: {
+        tags,
+        summary: 'Update a product',
+        description: `Partial update by the owning organization (403 otherwise). Metadata merges; date labels are checked and ingredients parsed again. Emits \`product.updated\`. ${gtinNote}`,
+      },
     },
-  })
+  )
   .delete(
     '/:gtin',
-    ({ apiKey, params, body }) => unclaimProduct(apiKey.organizationId, params.gtin, body?.organization_id),
+    ({ apiKey, params, body }) =>
+      transaction((tx) => unclaimProduct(tx, apiKey.organizationId, params.gtin, body?.organization_id)),
     {
       auth: { role: 'editor' },
       params: GtinParams,
@@ -91,23 +102,27 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
       },
     },
   )
-  .post('/:gtin/claim', ({ apiKey, params }) => claimProduct(apiKey.organizationId, params.gtin), {
-    auth: { role: 'editor' },
-    params: GtinParams,
-    body: t.Optional(
-      t.Object({}, { additionalProperties: false, description: 'no fields; an empty object or no body' }),
-    ),
-    response: { 200: Product, ...errorResponses },
-    detail: {
-      tags,
-      summary: 'Claim a product',
-      description: `Links the product to a brand of the key's organization; \`claim_verification_status\` is prefix_matched when the GTIN is under one of its GS1 company prefixes, else unverified. Claiming again is idempotent; a GTIN held by another organization is 409 \`already_claimed\`. Emits \`product.claimed\`. ${gtinNote}`,
+  .post(
+    '/:gtin/claim',
+    ({ apiKey, params }) => transaction((tx) => claimProduct(tx, apiKey.organizationId, params.gtin)),
+    {
+      auth: { role: 'editor' },
+      params: GtinParams,
+      body: t.Optional(
+        t.Object({}, { additionalProperties: false, description: 'no fields; an empty object or no body' }),
+      ),
+      response: { 200: Product, ...errorResponses },
+      detail: {
+        tags,
+        summary: 'Claim a product',
+        description: `Links the product to a brand of the key's organization; \`claim_verification_status\` is prefix_matched when the GTIN is under one of its GS1 company prefixes, else unverified. Claiming again is idempotent; a GTIN held by another organization is 409 \`already_claimed\`. Emits \`product.claimed\`. ${gtinNote}`,
+      },
     },
-  })
+  )
   .post(
     '/:gtin/contributions',
     async ({ apiKey, params, body, status }) =>
-      status(202, await contribute(apiKey.organizationId, params.gtin, body.fields)),
+      status(202, await transaction((tx) => contribute(tx, apiKey.organizationId, params.gtin, body.fields))),
     {
       auth: { role: 'editor' },
       params: GtinParams,

@@ -1,13 +1,12 @@
-import { sql } from 'drizzle-orm'
-import { fromDrizzle, PgBoss } from 'pg-boss'
-import type { Tx } from './tx'
+import { PgBoss } from 'pg-boss'
+import { logger } from '../shared/logger'
 
 // Bound once by startBoss(); ES module live binding.
 export let boss: PgBoss
 
 /**
  * pg-boss for every process: API processes only send (no maintenance or schedules), workers
- * also supervise queues and run handlers.
+ * also supervise queues, run handlers and are woken by NOTIFY when a job is sent.
  */
 export async function startBoss(url: string, worker: boolean): Promise<PgBoss> {
   boss = new PgBoss({
@@ -16,20 +15,17 @@ export async function startBoss(url: string, worker: boolean): Promise<PgBoss> {
     max: 4,
     supervise: worker,
     schedule: worker,
+    useListenNotify: worker,
     // find jobs of dead workers (missed heartbeats) within seconds
     superviseIntervalSeconds: 5,
     monitorIntervalSeconds: 5,
   })
-  boss.on('error', () => {})
+  boss.on('error', (err) => logger.error({ err }, 'pg-boss error'))
+  boss.on('warning', (warning) => logger.warn({ warning }, 'pg-boss warning'))
   await boss.start()
   return boss
 }
 
 export async function stopBoss(): Promise<void> {
   await boss?.stop({ graceful: true, timeout: 10_000 })
-}
-
-/** Sends a job in the caller's transaction: the job exists if and only if the change commits. */
-export function sendInTx(tx: Tx, queue: string, data: object) {
-  return boss.send(queue, data, { db: fromDrizzle(tx as never, sql as never) })
 }

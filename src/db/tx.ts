@@ -1,27 +1,15 @@
+import { PgTransaction } from 'drizzle-orm/pg-core'
 import type { Db } from './client'
 import { db } from './client'
-import { events } from './schema'
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+/** What services take: the pool, or the caller's transaction. */
 export type Executor = Db | Tx
 
-export type NewEvent = {
-  eventType: string
-  organizationId: string | null
-  subjectId: string
-  data: Record<string, unknown>
-}
-export type Emit = (event: NewEvent) => void
+/** Runs `work` in a new transaction; routes, jobs and the CLI own transactions, services take `Executor`. */
+export const transaction = <T>(work: (tx: Tx) => Promise<T>): Promise<T> => db.transaction(work)
 
-/**
- * Runs `work` in one transaction; the events it emits are written to the outbox in that same
- * transaction, so an event exists if and only if its change was committed.
- */
-export function withTx<T>(work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    const pending: NewEvent[] = []
-    const result = await work(tx, (event) => void pending.push(event))
-    if (pending.length > 0) await tx.insert(events).values(pending)
-    return result
-  })
+/** `work` in the caller's transaction when `ex` is one, else in a new transaction of its own. */
+export function inTransaction<T>(ex: Executor, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return ex instanceof PgTransaction ? work(ex as Tx) : (ex as Db).transaction(work)
 }

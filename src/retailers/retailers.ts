@@ -2,7 +2,9 @@ import { and, eq, ilike, or, type Placeholder, type SQL, sql } from 'drizzle-orm
 import { db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { retailers } from '../db/schema'
-import { type Emit, withTx } from '../db/tx'
+import { type Executor, inTransaction, type Tx } from '../db/tx'
+import { emit } from '../events/outbox'
+import type { EventType } from '../events/types'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { hasValidCheckDigit } from '../shared/gs1'
 import { toShortId } from '../shared/ids'
@@ -107,13 +109,18 @@ function checkCanonical(input: RetailerInput, admin: boolean) {
     throw new AppError('forbidden', 'is_canonical can be set only with the X-Admin-Token header')
 }
 
-const emitRetailer = (emit: Emit, type: string, row: RetailerRow) =>
-  emit({ eventType: type, organizationId: row.organizationId, subjectId: row.id, data: toRetailerResource(row) })
+const emitRetailer = (tx: Tx, eventType: EventType, row: RetailerRow) =>
+  emit(tx, { eventType, organizationId: row.organizationId, subjectId: row.id, data: toRetailerResource(row) })
 
-export function createRetailer(organizationId: string, input: RetailerInput & { name: string }, admin: boolean) {
+export function createRetailer(
+  ex: Executor,
+  organizationId: string,
+  input: RetailerInput & { name: string },
+  admin: boolean,
+) {
   checkGln(input.gln)
   checkCanonical(input, admin)
-  return withTx(async (tx, emit) => {
+  return inTransaction(ex, async (tx) => {
     const [row] = await tx
       .insert(retailers)
       .values({
@@ -130,15 +137,15 @@ export function createRetailer(organizationId: string, input: RetailerInput & { 
         isActive: input.is_active,
       })
       .returning()
-    emitRetailer(emit, 'retailer.created', row!)
+    await emitRetailer(tx, 'retailer.created', row!)
     return toRetailerResource(row!)
   })
 }
 
-export function updateRetailer(organizationId: string, id: string, patch: RetailerInput, admin: boolean) {
+export function updateRetailer(ex: Executor, organizationId: string, id: string, patch: RetailerInput, admin: boolean) {
   checkGln(patch.gln)
   checkCanonical(patch, admin)
-  return withTx(async (tx, emit) => {
+  return inTransaction(ex, async (tx) => {
     const [row] = await tx
       .select()
       .from(retailers)
@@ -163,7 +170,7 @@ export function updateRetailer(organizationId: string, id: string, patch: Retail
       })
       .where(eq(retailers.id, id))
       .returning()
-    emitRetailer(emit, 'retailer.updated', updated!)
+    await emitRetailer(tx, 'retailer.updated', updated!)
     return toRetailerResource(updated!)
   })
 }

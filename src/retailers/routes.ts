@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { transaction } from '../db/tx'
 import { auth, isAdmin } from '../http/auth'
 import { errorResponses } from '../http/openapi'
 import { parseId } from '../shared/ids'
@@ -33,7 +34,10 @@ export const retailerRoutes = new Elysia({ name: 'retailers', prefix: '/retailer
   .post(
     '',
     async ({ apiKey, body, headers, status }) =>
-      status(201, await createRetailer(apiKey.organizationId, body, isAdmin(headers['x-admin-token']))),
+      status(
+        201,
+        await transaction((tx) => createRetailer(tx, apiKey.organizationId, body, isAdmin(headers['x-admin-token']))),
+      ),
     {
       auth: { role: 'editor' },
       body: RetailerCreate,
@@ -55,7 +59,9 @@ export const retailerRoutes = new Elysia({ name: 'retailers', prefix: '/retailer
   .patch(
     '/:id',
     ({ apiKey, params, body, headers }) =>
-      updateRetailer(apiKey.organizationId, parseId(params.id)!, body, isAdmin(headers['x-admin-token'])),
+      transaction((tx) =>
+        updateRetailer(tx, apiKey.organizationId, parseId(params.id)!, body, isAdmin(headers['x-admin-token'])),
+      ),
     {
       auth: { role: 'editor' },
       params: RetailerParams,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { promoteProduct } from '../../src/catalog/promotion'
+import { db } from '../../src/db/client'
 import { parseId } from '../../src/shared/ids'
 import {
   createKey,
@@ -66,15 +67,15 @@ describe('provenance and confidence promotion', () => {
     )
     expect(first.status).toBe(202)
     expect(first.json).toEqual({ gtin: `0${gtin}`, accepted: ['product_name'], status: 'queued for promotion' })
-    await promoteProduct(await productIdOf(gtin))
+    await promoteProduct(db, await productIdOf(gtin))
     expect((await get(`${PRODUCTS}/${gtin}`, c1.key)).json.product_name).toBe('')
     // the same organization again is not independent
     await post(`${PRODUCTS}/${gtin}/contributions`, { fields: { product_name: 'Crunchy Granola' } }, c1.key)
-    await promoteProduct(await productIdOf(gtin))
+    await promoteProduct(db, await productIdOf(gtin))
     expect((await get(`${PRODUCTS}/${gtin}`, c1.key)).json.product_name).toBe('')
     // a disagreeing value does not help either
     await post(`${PRODUCTS}/${gtin}/contributions`, { fields: { product_name: 'Granola Crunch' } }, c3.key)
-    await promoteProduct(await productIdOf(gtin))
+    await promoteProduct(db, await productIdOf(gtin))
     expect((await get(`${PRODUCTS}/${gtin}`, c1.key)).json.product_name).toBe('')
 
     await post(`${PRODUCTS}/${gtin}/contributions`, { fields: { product_name: 'Crunchy Granola' } }, c2.key)
@@ -90,7 +91,7 @@ describe('provenance and confidence promotion', () => {
     expect(product.confidence_score).toBeGreaterThan(0)
     expect(product.confidence_score).toBeLessThanOrEqual(1)
     // idempotent
-    expect(await promoteProduct(await productIdOf(gtin))).toBe(false)
+    expect(await promoteProduct(db, await productIdOf(gtin))).toBe(false)
     const events = await sql<{ n: number }>(
       "select count(*)::int n from events where subject_id = $1 and event_type = 'product.updated'",
       [await productIdOf(gtin)],
@@ -109,7 +110,7 @@ describe('provenance and confidence promotion', () => {
         { fields: { product_name: 'Crowd Name', description: 'Crowd text' } },
         c.key,
       )
-    await promoteProduct(await productIdOf(gtin))
+    await promoteProduct(db, await productIdOf(gtin))
     const product = (await get(`${PRODUCTS}/${gtin}`, owner.key)).json
     expect(product.product_name).toBe('Official Name')
     expect(product.data_source).toBe('claimed')
@@ -119,7 +120,7 @@ describe('provenance and confidence promotion', () => {
     expect((await patch(`${PRODUCTS}/${gtin}`, { description: 'Owner text' }, owner.key)).json.description).toBe(
       'Owner text',
     )
-    await promoteProduct(await productIdOf(gtin))
+    await promoteProduct(db, await productIdOf(gtin))
     expect((await get(`${PRODUCTS}/${gtin}`, owner.key)).json.description).toBe('Owner text')
   })
 
@@ -134,7 +135,7 @@ describe('provenance and confidence promotion', () => {
       )
       expect(res.status).toBe(202)
     }
-    await promoteProduct(await productIdOf(gtin))
+    await promoteProduct(db, await productIdOf(gtin))
     const product = (await get(`${PRODUCTS}/${gtin}`, c1.key)).json
     expect(product.description).toBe('Sell by date on lid')
     expect(product.date_label_compliance).toEqual({

@@ -32,10 +32,10 @@ const lines = (output: string): Line[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l))
 
-/** Starts `bun src/index.ts`, expects it to fail: exit code, elapsed ms and its fatal lines. */
+/** Starts `bun main.ts`, expects it to fail: exit code, elapsed ms and its fatal lines. */
 async function failedStart(env: Record<string, string>) {
   const began = Date.now()
-  const server = start([process.execPath, 'src/index.ts'], { HOST: '127.0.0.1', ...env })
+  const server = start([process.execPath, 'main.ts'], { HOST: '127.0.0.1', ...env })
   const timer = setTimeout(() => server.kill('SIGKILL'), 20_000)
   const code = await server.exited
   clearTimeout(timer)

@@ -1,15 +1,18 @@
-import { index, jsonb, pgTable, uuid, varchar } from 'drizzle-orm/pg-core'
+import { index, jsonb, pgTable, primaryKey, timestamp, uuid, varchar } from 'drizzle-orm/pg-core'
+import type { EventType } from '../../events/types'
 import { created, id } from './columns'
 
 /**
- * Transactional outbox: one row per domain event, written in the transaction of the change
- * that causes it, so a delivery process can publish every committed change and nothing else.
+ * Transactional outbox: one row per domain event, written in the transaction of the change that
+ * causes it together with its dispatch job (src/events/emit.ts). Nothing polls this table: the
+ * dispatch job hands each event to its consumers (`created` is the transaction's start, not its
+ * commit order, so reading by time would lose events).
  */
 export const events = pgTable(
   'events',
   {
     id: id(),
-    eventType: varchar({ length: 100 }).notNull(),
+    eventType: varchar({ length: 100 }).$type<EventType>().notNull(),
     organizationId: uuid(),
     /** The resource as the API returns it, at the time of the change. */
     data: jsonb().$type<Record<string, unknown>>().notNull(),
@@ -17,5 +20,21 @@ export const events = pgTable(
     subjectId: uuid().notNull(),
     created: created(),
   },
-  (table) => [index('events_created_idx').on(table.created, table.id), index('events_subject_idx').on(table.subjectId)],
+  (table) => [index('events_subject_idx').on(table.subjectId)],
+)
+
+/**
+ * Which consumer has handled which event: written in the consumer's own transaction, so a
+ * consumer sees an event once per success however often its job is retried.
+ */
+export const eventConsumptions = pgTable(
+  'event_consumptions',
+  {
+    consumer: varchar({ length: 100 }).notNull(),
+    eventId: uuid()
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    consumedAt: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.consumer, table.eventId] })],
 )

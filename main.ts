@@ -1,8 +1,13 @@
-import { createApp, createHealthApp } from './app'
-import { config } from './config'
-import { StartupError } from './db/embedded'
-import { openDatabase, startBackground } from './runtime'
-import { flushLogs, logger } from './shared/logger'
+// The process entry (npm start): API and/or job workers by ROLE. It lives outside src/ because
+// it composes src/ with jobs/ (the handlers bound to the features' queues), and src/ never
+// imports jobs/.
+
+import * as jobs from './jobs'
+import { createApp, createHealthApp } from './src/app'
+import { config } from './src/config'
+import { StartupError } from './src/db/embedded'
+import { openDatabase, startBackground } from './src/runtime'
+import { flushLogs, logger } from './src/shared/logger'
 
 // A crash writes its line (synchronously) before the process goes.
 function die(what: string, err: unknown): never {
@@ -40,7 +45,7 @@ let app: ReturnType<typeof createApp> | ReturnType<typeof createHealthApp>
 const serving = config.ROLE !== 'worker'
 try {
   database = await openDatabase(config)
-  stopBackground = await startBackground(config, database.url, config.ROLE !== 'api')
+  stopBackground = await startBackground(config, database.url, jobs, config.ROLE !== 'api')
   // A worker serves only /healthz and /readyz, so that it can be probed like the API.
   app = (serving ? createApp() : createHealthApp()).listen({
     port: config.PORT,

@@ -1,0 +1,43 @@
+import type { Job, JobResult, PgBoss } from 'pg-boss'
+import { type Consumer, consumeEvent, consumers, dispatchEvents } from '../src/events/consumers'
+import { dispatchQueue } from '../src/events/outbox'
+import { logger } from '../src/shared/logger'
+import { type Binding, bind } from './binding'
+
+type EventJob = Job<{ eventId: string }>
+
+/** Dispatch: up to 100 events a fetch, fanned out to their consumers' queues. */
+export const eventsDispatch: Binding = {
+  queue: dispatchQueue,
+  work: { batchSize: 100, pollingIntervalSeconds: 1 },
+  handle: (jobs: EventJob[]) => dispatchEvents(jobs.map((j) => j.data.eventId)),
+}
+
+/** A consumer's worker: each job settles on its own, so one failing event does not fail its batch. */
+export function consumerBinding(consumer: Consumer): Binding {
+  return {
+    queue: consumer.queue,
+    work: { batchSize: 20, pollingIntervalSeconds: 1, perJobResults: true },
+    handle: async (jobs: EventJob[]): Promise<JobResult[]> => {
+      const results: JobResult[] = []
+      for (const job of jobs) {
+        try {
+          await consumeEvent(consumer, job.data.eventId)
+          results.push({ id: job.id, status: 'completed' })
+        } catch (err) {
+          logger.error(
+            { err, consumer: consumer.name, event_id: job.data.eventId, attempt: job.retryCount + 1 },
+            'event consumer failed; retried, then dead-lettered',
+          )
+          results.push({ id: job.id, status: 'failed', output: { message: String((err as Error)?.message ?? err) } })
+        }
+      }
+      return results
+    },
+  }
+}
+
+export const consumerBindings = () => consumers().map(consumerBinding)
+
+/** Binds one consumer at run time (a consumer registered after the workers started). */
+export const bindConsumer = (boss: PgBoss, consumer: Consumer) => bind(boss, consumerBinding(consumer))

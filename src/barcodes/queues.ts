@@ -1,0 +1,9 @@
+import { defineQueue } from '../db/queues'
+
+/** Renders a barcode batch export. A worker that dies stops heart-beating; the job is retried. */
+export const batchQueue = defineQueue<{ batchId: string }>('barcode.batch', {
+  retryLimit: 3,
+  retryDelay: 1,
+  heartbeatSeconds: 10,
+  expireInSeconds: 3600,
+})
