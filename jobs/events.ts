@@ -6,10 +6,16 @@ import { type Binding, bind } from './binding'
 
 type EventJob = Job<{ eventId: string }>
 
+/**
+ * Woken by NOTIFY when a job is sent, fetching again at once while fetches come back full, and
+ * polling every second as the floor (retries and partial batches are not announced).
+ */
+const eager = { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1, burstWhenBatchFull: true }
+
 /** Dispatch: up to 100 events a fetch, fanned out to their consumers' queues. */
 export const eventsDispatch: Binding = {
   queue: dispatchQueue,
-  work: { batchSize: 100, pollingIntervalSeconds: 1 },
+  work: { batchSize: 100, ...eager },
   handle: (jobs: EventJob[]) => dispatchEvents(jobs.map((j) => j.data.eventId)),
 }
 
@@ -17,7 +23,7 @@ export const eventsDispatch: Binding = {
 export function consumerBinding(consumer: Consumer): Binding {
   return {
     queue: consumer.queue,
-    work: { batchSize: 20, pollingIntervalSeconds: 1, perJobResults: true },
+    work: { batchSize: 20, ...eager, perJobResults: true },
     handle: async (jobs: EventJob[]): Promise<JobResult[]> => {
       const results: JobResult[] = []
       for (const job of jobs) {

@@ -40,7 +40,7 @@ export function defineQueue<P extends object>(name: string, options: QueueOption
 }
 
 /** Creates a queue and its dead-letter queue (idempotent; every process may send to it). */
-export async function createQueue(queue: QueueDef<object>) {
+export async function createQueue(queue: QueueDef<any>) {
   await boss.createQueue(queue.deadLetter, { retentionSeconds: 30 * 24 * 3600, deleteAfterSeconds: 30 * 24 * 3600 })
   await boss.createQueue(queue.name, { ...queue.options, deadLetter: queue.deadLetter })
 }

@@ -33,7 +33,7 @@ export function onEvent(
     retryLimit: 5,
     retryDelay: 2,
     retryBackoff: true,
-    heartbeatSeconds: 30,
+    heartbeatSeconds: 10,
     notify: true,
     ...options,
   })

@@ -1,0 +1,162 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { bindConsumer } from '../../jobs/events'
+import { boss } from '../../src/db/boss'
+import { db } from '../../src/db/client'
+import { createQueue } from '../../src/db/queues'
+import { transaction } from '../../src/db/tx'
+import { type EventHandler, onEvent } from '../../src/events/consumers'
+import { emit } from '../../src/events/outbox'
+import type { EventType, NewEvent } from '../../src/events/types'
+import { sql } from '../support/fixtures'
+import { start } from '../support/process'
+import { databaseUrl } from '../support/server'
+
+const event = (subjectId: string, eventType: EventType = 'product.recalled'): NewEvent => ({
+  eventType,
+  organizationId: null,
+  subjectId,
+  data: { subject: subjectId },
+})
+
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000) {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(100)
+  }
+}
+
+/** A consumer bound to this process's workers (registered after they started). */
+async function consumer(name: string, types: EventType[], handle: EventHandler, options = {}) {
+  const c = onEvent(name, types, handle, options)
+  await createQueue(c.queue)
+  await bindConsumer(boss, c)
+  return c
+}
+
+const dispatchJobs = (id: string) =>
+  sql<{ n: number }>(`select count(*)::int n from pgboss.job where name = 'events.dispatch' and id = $1`, [id])
+
+describe('outbox: events and their dispatch commit with the change', () => {
+  test('committed: the event and one dispatch job exist', async () => {
+    const subject = crypto.randomUUID()
+    const [id] = await transaction((tx) => emit(tx, event(subject)))
+    expect((await sql('select event_type, subject_id from events where id = $1', [id]))[0]).toEqual({
+      event_type: 'product.recalled',
+      subject_id: subject,
+    })
+    expect((await dispatchJobs(id!))[0]!.n).toBe(1)
+  })
+
+  test('rolled back after emit: neither the event nor its dispatch exists', async () => {
+    const subject = crypto.randomUUID()
+    let emitted: string[] = []
+    const failing = transaction(async (tx) => {
+      emitted = await emit(tx, event(subject), event(subject))
+      throw new Error('the change failed after emitting')
+    })
+    expect(failing).rejects.toThrow('the change failed after emitting')
+    await failing.catch(() => {})
+    expect(emitted).toHaveLength(2)
+    expect(await sql('select id from events where subject_id = $1', [subject])).toEqual([])
+    for (const id of emitted) expect((await dispatchJobs(id))[0]!.n).toBe(0)
+  })
+})
+
+describe('consumers', () => {
+  test('a throwing consumer is retried, then dead-lettered, and does not hold up another', async () => {
+    const subject = crypto.randomUUID()
+    const seen: string[] = []
+    let attempts = 0
+    await consumer('test.steady', ['webhook.test'], async (_tx, e) => {
+      if (e.subjectId === subject) seen.push(e.id)
+    })
+    await consumer(
+      'test.failing',
+      ['webhook.test'],
+      async (_tx, e) => {
+        if (e.subjectId !== subject) return
+        attempts++
+        throw new Error('consumer bug')
+      },
+      { retryLimit: 2, retryDelay: 1, retryBackoff: false },
+    )
+    const [id] = await emit(db, event(subject, 'webhook.test'))
+    await until('the steady consumer', () => seen.length === 1)
+    expect(seen).toEqual([id!])
+    const dead = () =>
+      sql<{ n: number }>(
+        `select count(*)::int n from pgboss.job where name = 'events.consume.test.failing.dead' and data->>'eventId' = $1`,
+        [id],
+      )
+    await until('the dead letter', async () => (await dead())[0]!.n === 1)
+    expect(attempts).toBe(3) // the first try and two retries
+    const consumed = await sql<{ consumer: string }>(
+      'select consumer from event_consumptions where event_id = $1 order by consumer',
+      [id],
+    )
+    expect(consumed.map((c) => c.consumer)).toEqual(['test.steady'])
+  }, 60_000)
+
+  test('two consumers each see every one of 1,000 events emitted concurrently, once', async () => {
+    const subject = crypto.randomUUID()
+    const seen = { a: [] as string[], b: [] as string[] }
+    await consumer('test.all.a', ['product.recalled'], async (_tx, e) => {
+      if (e.subjectId === subject) seen.a.push(e.id)
+    })
+    await consumer('test.all.b', ['product.recalled'], async (_tx, e) => {
+      if (e.subjectId === subject) seen.b.push(e.id)
+    })
+    const ids = (
+      await Promise.all(Array.from({ length: 1000 }, () => transaction((tx) => emit(tx, event(subject)))))
+    ).flat()
+    expect(new Set(ids).size).toBe(1000)
+    await until('both consumers', () => seen.a.length >= 1000 && seen.b.length >= 1000, 90_000)
+    await Bun.sleep(500) // a duplicate would arrive now
+    for (const list of [seen.a, seen.b]) {
+      expect(list).toHaveLength(1000)
+      expect(new Set(list)).toEqual(new Set(ids))
+    }
+  }, 120_000)
+})
+
+describe('crash safety', () => {
+  const name = `outbox_crash_${Date.now()}`
+  afterAll(() => sql(`drop database if exists ${name} with (force)`))
+
+  test('a worker killed mid-dispatch: after a restart every event reaches both consumers, once', async () => {
+    await sql(`create database ${name}`)
+    const url = new URL(databaseUrl)
+    url.pathname = `/${name}`
+    const pg = (await import('pg')).default
+    const own = new pg.Client({ connectionString: url.href })
+    await own.connect()
+    await own.query('create table test_event_log (consumer text not null, event_id uuid not null)')
+    const env = { DATABASE_URL: url.href, LOG_LEVEL: 'warn' }
+    const worker = ['test/support/event-worker.ts']
+    const first = start([process.execPath, ...worker], { ...env, EMIT: '1000' })
+    await until('the first worker to emit', () => first.output().includes('emitted'), 60_000)
+    first.kill('SIGKILL')
+    await first.exited
+    const logged = async () => (await own.query<{ n: number }>('select count(*)::int n from test_event_log')).rows[0]!.n
+    const atKill = await logged()
+    expect(atKill).toBeLessThan(2000) // killed before it had finished
+
+    const second = start([process.execPath, ...worker], env)
+    try {
+      await until('every event in the log after the restart', async () => (await logged()) >= 2000, 90_000)
+      await Bun.sleep(1000)
+      const { rows } = await own.query<{ consumer: string; n: number; events: number }>(
+        'select consumer, count(*)::int n, count(distinct event_id)::int events from test_event_log group by consumer order by consumer',
+      )
+      expect(rows).toEqual([
+        { consumer: 'crash.a', n: 1000, events: 1000 },
+        { consumer: 'crash.b', n: 1000, events: 1000 },
+      ])
+    } finally {
+      second.kill('SIGKILL')
+      await second.exited
+      await own.end()
+    }
+  }, 180_000)
+})
