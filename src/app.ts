@@ -12,13 +12,13 @@ import { retailerRoutes } from './retailers/routes'
 
 /** The HTTP application: shared conventions first, then one plugin per feature. */
 export function createApp() {
-  let routes: () => { path: string }[] = () => []
+  let routes: () => { path: string; method: string; hooks?: { body?: unknown } }[] = () => []
   let self: AnyElysia | null = null
   const app = new Elysia({ strictPath: true, normalize: false })
     .use(requestContext)
     .use(exactPaths(() => routes()))
     .use(problems)
-    .use(bodyRules)
+    .use(bodyRules(() => routes()))
     .use(docs(() => self!))
     .use(healthRoutes)
     .use(accountRoutes)

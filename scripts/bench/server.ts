@@ -34,6 +34,9 @@ export async function startBenchServer() {
   const exited = new Promise((done) => server.on('exit', done))
   const base = `http://127.0.0.1:${port}`
   await waitForHealth(base)
+  // this process writes through the services too (seed data), and their events go through pg-boss
+  const { startBoss, stopBoss } = await import('../../src/db/boss')
+  await startBoss(database.url, false)
   return {
     base,
     database,
@@ -42,6 +45,7 @@ export async function startBenchServer() {
     async stop() {
       server.kill('SIGTERM')
       await exited
+      await stopBoss()
       await database.close()
       rmSync(dataDir, { recursive: true, force: true })
     },

@@ -1,9 +1,8 @@
 import { Elysia, t } from 'elysia'
 import { transaction } from '../db/tx'
-import { auth, isAdmin } from '../http/auth'
+import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
-import { AppError, notFound } from '../shared/errors'
-import { parseId } from '../shared/ids'
+import { notFound } from '../shared/errors'
 import { Page, PageQuery } from '../shared/pagination'
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys'
 import { addMember, listMembers, removeMember, updateMember } from './members'
@@ -23,16 +22,12 @@ import {
   OrgParams,
 } from './schemas'
 
-const id = (raw: string) => parseId(raw)!
 const tags = ['Account']
 
 export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/api/v1/organizations' })
   .use(auth)
   .post('', async ({ body, status }) => status(201, await transaction((tx) => createOrganization(tx, body))), {
-    // Before validation, so that without the admin token the route does not exist at all.
-    transform: ({ headers }) => {
-      if (!isAdmin(headers['x-admin-token'])) throw new AppError('not_found', 'no such route')
-    },
+    adminOnly: true,
     body: OrganizationCreate,
     response: { 201: OrganizationCreated, ...errorResponses },
     detail: {
@@ -40,7 +35,6 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
       summary: 'Create an organization (operator)',
       description:
         'Only when the server has ADMIN_TOKEN set, with that token in X-Admin-Token; otherwise 404. Creates the organization, its owner member and a first manager key, whose raw value is shown once.',
-      security: [{ AdminToken: [] }],
     },
   })
   .post(
@@ -72,7 +66,7 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
   .delete(
     '/:organization_id/api-keys/:key_id',
     async ({ apiKey, params, status }) => {
-      if (!(await transaction((tx) => revokeApiKey(tx, apiKey.organizationId, id(params.key_id)))))
+      if (!(await transaction((tx) => revokeApiKey(tx, apiKey.organizationId, params.key_id))))
         throw notFound('API key')
       return status(204, undefined)
     },
@@ -112,8 +106,7 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
   )
   .patch(
     '/:organization_id/members/:member_id',
-    ({ apiKey, params, body }) =>
-      transaction((tx) => updateMember(tx, apiKey.organizationId, id(params.member_id), body)),
+    ({ apiKey, params, body }) => transaction((tx) => updateMember(tx, apiKey.organizationId, params.member_id, body)),
     {
       auth: { role: 'manager', org: 'organization_id' },
       params: MemberParams,
@@ -129,7 +122,7 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
   .delete(
     '/:organization_id/members/:member_id',
     async ({ apiKey, params, status }) => {
-      await transaction((tx) => removeMember(tx, apiKey.organizationId, id(params.member_id)))
+      await transaction((tx) => removeMember(tx, apiKey.organizationId, params.member_id))
       return status(204, undefined)
     },
     {

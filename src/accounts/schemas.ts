@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { IdInput, ShortId } from '../shared/ids'
+import { Id, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
 import { Enum } from '../shared/schema-types'
@@ -101,7 +101,7 @@ export const MemberQuery = t.Composite([
   }),
 ])
 
-export const OrgParams = t.Object({ organization_id: IdInput })
-export const MembersParams = t.Object({ organization_id: IdInput })
-export const MemberParams = t.Object({ organization_id: IdInput, member_id: IdInput })
-export const KeyParams = t.Object({ organization_id: IdInput, key_id: IdInput })
+export const OrgParams = t.Object({ organization_id: Id('organization_id') })
+export const MembersParams = OrgParams
+export const MemberParams = t.Object({ organization_id: Id('organization_id'), member_id: Id('member_id') })
+export const KeyParams = t.Object({ organization_id: Id('organization_id'), key_id: Id('key_id') })

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { ShortId } from '../shared/ids'
+import { Id, ShortId } from '../shared/ids'
 import { Enum } from '../shared/schema-types'
 import { FORMATS, symbolOptions } from './schemas'
 import { TEMPLATES } from './sheet'
@@ -64,4 +64,4 @@ export const Batch = t.Object(
   { 'x-schema-name': 'BarcodeBatch' },
 )
 
-export const BatchParams = t.Object({ id: t.String({ minLength: 1, maxLength: 40 }) })
+export const BatchParams = t.Object({ id: Id('id') })

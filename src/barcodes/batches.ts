@@ -7,7 +7,7 @@ import { db } from '../db/client'
 import { type BatchItem, barcodeBatches } from '../db/schema'
 import { type Executor, inTransaction } from '../db/tx'
 import { AppError, invalidField, notFound } from '../shared/errors'
-import { parseId, toShortId } from '../shared/ids'
+import { toShortId } from '../shared/ids'
 import { type BatchOutput, type BatchPlan, renderBatch } from './batch-render'
 import { MAX_BATCH_ITEMS } from './batch-schemas'
 import { batchQueue } from './queues'
@@ -78,9 +78,7 @@ export async function createBatch(
   })
 }
 
-async function ownBatch(organizationId: string, rawId: string) {
-  const id = parseId(rawId)
-  if (!id) throw notFound('batch')
+async function ownBatch(organizationId: string, id: string) {
   const [row] = await db
     .select()
     .from(barcodeBatches)

@@ -1,15 +1,12 @@
 import { Elysia, t } from 'elysia'
 import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
-import { acceptUpload } from '../http/body'
 import { Binary, errorResponses } from '../http/openapi'
 import { AppError } from '../shared/errors'
 import { CONTENT_TYPES, renderBarcode } from './barcodes'
 import { Batch, BatchCsvQuery, BatchParams, BatchRequest } from './batch-schemas'
 import { batchDownload, createBatch, getBatch, itemsFromCsv } from './batches'
 import { BarcodeRequest, withDefaults } from './schemas'
-
-acceptUpload(/^\/products\/api\/v1\/barcode\/batch\/$/, ['text/csv'])
 
 const tags = ['Barcodes']
 export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/api/v1/barcode' })

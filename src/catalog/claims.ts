@@ -3,7 +3,6 @@ import { products } from '../db/schema'
 import { type Executor, inTransaction } from '../db/tx'
 import { emit } from '../events/outbox'
 import { AppError, notFound } from '../shared/errors'
-import { parseId } from '../shared/ids'
 import { brandFor, organizationProfile, verificationFor } from './brands'
 import { normalizeGtin } from './gtin'
 import { lockOwned } from './products'
@@ -51,7 +50,7 @@ export function unclaimProduct(
   bodyOrganization?: string | null,
 ) {
   const gtin = normalizeGtin(gtinInput)
-  if (bodyOrganization && parseId(bodyOrganization) !== organizationId)
+  if (bodyOrganization && bodyOrganization !== organizationId)
     throw new AppError('forbidden', 'organization_id must be the organization of the API key')
   return inTransaction(ex, async (tx) => {
     const { product, brandName } = await lockOwned(tx, organizationId, gtin)

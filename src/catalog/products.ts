@@ -6,7 +6,6 @@ import { brands, products } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import { AppError, type FieldError, invalidField, notFound } from '../shared/errors'
-import { parseId } from '../shared/ids'
 import { mergeMetadata, metadataFits } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
 import { brandFor, organizationProfile, verificationFor } from './brands'
@@ -53,7 +52,7 @@ function ingredientColumns(text: string | undefined) {
 /** Spec #11: the record, claimed for the key's organization; 409 `gtin_exists` when the GTIN is there. */
 export async function createProduct(ex: Executor, organizationId: string, input: ProductCreate) {
   const gtin = normalizeGtin(input.gtin)
-  if (input.organization_id && parseId(input.organization_id) !== organizationId)
+  if (input.organization_id && input.organization_id !== organizationId)
     throw new AppError('forbidden', 'organization_id must be the organization of the API key')
   rejectDateLabels(input)
   try {

@@ -4,7 +4,6 @@ import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
 import { notFound } from '../shared/errors'
-import { parseId } from '../shared/ids'
 import { Page } from '../shared/pagination'
 import { claimProduct, unclaimProduct } from './claims'
 import { normalizeGtin } from './gtin'
@@ -46,25 +45,17 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
       },
     },
   )
-  .get(
-    '',
-    ({ query }) =>
-      listProducts(
-        { claimed: query.claimed, organization_id: query.organization_id && parseId(query.organization_id)! },
-        query,
-      ),
-    {
-      auth: { role: 'readonly' },
-      query: ProductQuery,
-      response: { 200: Page(Product), ...errorResponses },
-      detail: {
-        tags,
-        summary: 'List products',
-        description:
-          'The catalog, by GTIN. `organization_id` keeps products owned by that organization; `claimed` keeps claimed (true) or unclaimed (false) ones.',
-      },
+  .get('', ({ query }) => listProducts({ claimed: query.claimed, organization_id: query.organization_id }, query), {
+    auth: { role: 'readonly' },
+    query: ProductQuery,
+    response: { 200: Page(Product), ...errorResponses },
+    detail: {
+      tags,
+      summary: 'List products',
+      description:
+        'The catalog, by GTIN. `organization_id` keeps products owned by that organization; `claimed` keeps claimed (true) or unclaimed (false) ones.',
     },
-  )
+  })
   .get('/:gtin', ({ params }) => getProduct(params.gtin), {
     auth: { role: 'readonly' },
     params: GtinParams,

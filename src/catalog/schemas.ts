@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { CLAIM_STATUSES, DATA_SOURCES } from '../db/schema/catalog'
-import { IdInput, ShortId } from '../shared/ids'
+import { Id, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
 import { Enum } from '../shared/schema-types'
@@ -21,7 +21,7 @@ export const ProductCreate = t.Object(
       maxLength: 14,
       description: 'GTIN-8/12/13/14, separators allowed; normalized to GTIN-14',
     }),
-    organization_id: t.Optional(t.Union([IdInput, t.Null()])),
+    organization_id: t.Optional(t.Union([Id('organization_id'), t.Null()])),
     ...fields,
   },
   { additionalProperties: false },
@@ -32,7 +32,12 @@ export const ProductPatch = t.Object(fields, { additionalProperties: false })
 export type ProductPatch = typeof ProductPatch.static
 
 export const UnclaimBody = t.Optional(
-  t.Union([t.Object({ organization_id: t.Optional(t.Union([IdInput, t.Null()])) }, { additionalProperties: false })]),
+  t.Union([
+    t.Object(
+      { organization_id: t.Optional(t.Union([Id('organization_id'), t.Null()])) },
+      { additionalProperties: false },
+    ),
+  ]),
 )
 
 export const Contribution = t.Object(
@@ -70,7 +75,7 @@ export const Product = t.Object(
 export const ProductQuery = t.Composite([
   PageQuery,
   t.Object({
-    organization_id: t.Optional(IdInput),
+    organization_id: t.Optional(Id('organization_id')),
     claimed: t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { error: 'must be true or false' })),
   }),
 ])

@@ -26,15 +26,20 @@ export function bossDb(ex: Executor) {
   return ex instanceof PgTransaction ? { db: fromDrizzle(ex as never, sql as never) } : {}
 }
 
+function started() {
+  if (!boss) throw new Error('pg-boss is not started in this process (startBoss, or startBackground)')
+  return boss
+}
+
 export function defineQueue<P extends object>(name: string, options: QueueOptions = {}): QueueDef<P> {
   const deadLetter = `${name}.dead`
   return {
     name,
     deadLetter,
     options,
-    send: (ex, data, sendOptions = {}) => boss.send(name, data, { ...sendOptions, ...bossDb(ex) }),
+    send: (ex, data, sendOptions = {}) => started().send(name, data, { ...sendOptions, ...bossDb(ex) }),
     insert: async (ex, jobs) => {
-      if (jobs.length) await boss.insert(name, jobs, bossDb(ex))
+      if (jobs.length) await started().insert(name, jobs, bossDb(ex))
     },
   }
 }

@@ -7,6 +7,17 @@ import { AppError } from '../shared/errors'
 import { parseId } from '../shared/ids'
 
 type OrgParam = 'organization_id'
+
+/**
+ * What a route needs, one macro per mode (each types what the handler gets):
+ * - `auth: { role, org? }`: a valid key of at least that role (401, then 403); `org` names the
+ *   path parameter that must be the key's organization. The handler gets `apiKey`.
+ * - `optionalAuth: true`: anonymous or keyed; a key that is sent must be valid (401). The handler
+ *   reads `caller` (the key's caller, or null when anonymous).
+ * - `adminOnly: true`: the X-Admin-Token header; without it (or without ADMIN_TOKEN set) the route
+ *   does not exist (404), decided before the body is read.
+ * Every route also gets `caller` and `admin` (whether a valid admin token was sent).
+ */
 export type AuthRequirement = { role: ApiKeyRole; org?: OrgParam }
 
 const unauthenticated = () => new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header')
@@ -20,12 +31,11 @@ export function isAdmin(token: string | undefined): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-/**
- * `auth: { role, org? }` on a route: 401 before anything else is looked at, then 403 when the
- * key's role is too low or the path's organization (`org` names the path parameter) is not the key's.
- */
 export const auth = new Elysia({ name: 'auth' })
-  .derive({ as: 'global' }, async ({ headers }) => ({ caller: await authenticate(headers['x-api-key']) }))
+  .derive({ as: 'global' }, async ({ headers }) => ({
+    caller: await authenticate(headers['x-api-key']),
+    admin: isAdmin(headers['x-admin-token']),
+  }))
   .macro({
     auth: (need: AuthRequirement) => ({
       detail: { security: [{ ApiKey: [] }] },
@@ -42,6 +52,18 @@ export const auth = new Elysia({ name: 'auth' })
             throw new AppError('forbidden', 'this key belongs to another organization')
         }
         return { apiKey: caller }
+      },
+    }),
+    optionalAuth: (on: true) => ({
+      detail: { security: [{}, { ApiKey: [] }] },
+      transform({ caller, headers }) {
+        if (on && headers['x-api-key'] !== undefined && !caller) throw unauthenticated()
+      },
+    }),
+    adminOnly: (on: true) => ({
+      detail: { security: [{ AdminToken: [] }] },
+      transform({ admin }) {
+        if (on && !admin) throw new AppError('not_found', 'no such route')
       },
     }),
   })

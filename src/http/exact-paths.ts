@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { pathOf, queryOf } from './url'
+import { pathOf, queryOf, toPattern } from './url'
 
 class Redirect extends Error {
   constructor(readonly location: string) {
@@ -8,8 +8,6 @@ class Redirect extends Error {
 }
 
 const toggled = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : `${path}/`)
-const toPattern = (path: string) =>
-  new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`)
 
 /**
  * Contract §2: trailing slashes are exactly as written; the other form redirects (308) to the

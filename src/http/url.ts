@@ -10,3 +10,7 @@ export function queryOf(url: string): string {
   const q = url.indexOf('?')
   return q === -1 ? '' : url.slice(q)
 }
+
+/** A regex matching the request paths of a route path (`:param` one segment). */
+export const toPattern = (path: string) =>
+  new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`)

@@ -1,8 +1,7 @@
 import { Elysia } from 'elysia'
 import { transaction } from '../db/tx'
-import { auth, isAdmin } from '../http/auth'
+import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
-import { parseId } from '../shared/ids'
 import { Page } from '../shared/pagination'
 import { createRetailer, getRetailer, listRetailers, updateRetailer } from './retailers'
 import { Retailer, RetailerCreate, RetailerParams, RetailerPatch, RetailerQuery } from './schemas'
@@ -15,11 +14,7 @@ export const retailerRoutes = new Elysia({ name: 'retailers', prefix: '/retailer
   .get(
     '',
     ({ apiKey, query }) =>
-      listRetailers(
-        apiKey.organizationId,
-        { search: query.search, organization_id: query.organization_id && parseId(query.organization_id)! },
-        query,
-      ),
+      listRetailers(apiKey.organizationId, { search: query.search, organization_id: query.organization_id }, query),
     {
       auth: { role: 'readonly' },
       query: RetailerQuery,
@@ -33,11 +28,8 @@ export const retailerRoutes = new Elysia({ name: 'retailers', prefix: '/retailer
   )
   .post(
     '',
-    async ({ apiKey, body, headers, status }) =>
-      status(
-        201,
-        await transaction((tx) => createRetailer(tx, apiKey.organizationId, body, isAdmin(headers['x-admin-token']))),
-      ),
+    async ({ apiKey, admin, body, status }) =>
+      status(201, await transaction((tx) => createRetailer(tx, apiKey.organizationId, body, admin))),
     {
       auth: { role: 'editor' },
       body: RetailerCreate,
@@ -50,7 +42,7 @@ export const retailerRoutes = new Elysia({ name: 'retailers', prefix: '/retailer
       },
     },
   )
-  .get('/:id', ({ apiKey, params }) => getRetailer(apiKey.organizationId, parseId(params.id)!), {
+  .get('/:id', ({ apiKey, params }) => getRetailer(apiKey.organizationId, params.id), {
     auth: { role: 'readonly' },
     params: RetailerParams,
     response: { 200: Retailer, ...errorResponses },
@@ -58,10 +50,8 @@ export const retailerRoutes = new Elysia({ name: 'retailers', prefix: '/retailer
   })
   .patch(
     '/:id',
-    ({ apiKey, params, body, headers }) =>
-      transaction((tx) =>
-        updateRetailer(tx, apiKey.organizationId, parseId(params.id)!, body, isAdmin(headers['x-admin-token'])),
-      ),
+    ({ apiKey, admin, params, body }) =>
+      transaction((tx) => updateRetailer(tx, apiKey.organizationId, params.id, body, admin)),
     {
       auth: { role: 'editor' },
       params: RetailerParams,

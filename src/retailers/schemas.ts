@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { IdInput, ShortId } from '../shared/ids'
+import { Id, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
 
@@ -60,11 +60,11 @@ export const RetailerPatch = t.Object(
 export const RetailerQuery = t.Composite([
   PageQuery,
   t.Object({
-    organization_id: t.Optional(IdInput),
+    organization_id: t.Optional(Id('organization_id')),
     search: t.Optional(
       t.String({ minLength: 1, maxLength: 255, description: 'case-insensitive substring of the name' }),
     ),
   }),
 ])
 
-export const RetailerParams = t.Object({ id: IdInput })
+export const RetailerParams = t.Object({ id: Id('id') })

@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { createTranslator } from 'short-uuid'
+import { invalidField } from './errors'
 
 /** Python `shortuuid` 1.x default alphabet (spec Conventions); short-uuid's own default differs. */
 export const SHORTUUID_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
@@ -46,9 +47,26 @@ export const ShortId = t.String({
   examples: ['MLpZDiEXM4VsUryR9oE8uc'],
 })
 
-/** An id on input: the shortuuid form or the canonical UUID form. */
+const ID_ERROR = 'must be a 22-character shortuuid or a canonical UUID'
+
+/** An id on input, as written: the shortuuid form or the canonical UUID form (anchored as a whole). */
 export const IdInput = t.String({
-  pattern: `${SHORT.source.slice(0, -1)}|${UUID.source.slice(1)}`,
+  pattern: `^(?:${SHORT.source.slice(1, -1)}|${UUID.source.slice(1, -1)})$`,
   description: 'shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex)',
-  error: 'must be a 22-character shortuuid or a canonical UUID',
+  error: ID_ERROR,
 })
+
+/**
+ * An id parameter (path, query or body) decoded to the row's UUID by the schema itself, so a
+ * handler receives a UUID or the request is 422: the pattern refuses malformed ids, and decoding
+ * refuses the 22-character strings above 2^128 that match the pattern but name no UUID.
+ */
+export const Id = (field: string) =>
+  t
+    .Transform(IdInput)
+    .Decode((value) => {
+      const uuid = parseId(value)
+      if (!uuid) throw invalidField(field, ID_ERROR)
+      return uuid
+    })
+    .Encode((uuid) => uuid)
