@@ -28,38 +28,49 @@ export function expandUpcE(upce: string): string | null {
   return `${body}${check}`
 }
 
+/** A GTIN read without throwing: feeds count and sample bad codes instead of failing. */
+export type GtinReading = ({ ok: true } & ParsedGtin) | { ok: false; reason: string }
+
 /**
- * Structure only: digits, length and check digit; no range policy. Throws `invalid_gtin`.
- * An 8-digit code with number system 0 or 1 whose UPC-E expansion checks is taken as UPC-E
- * (a GTIN-8 starting with 0 would be a restricted number anyway); `allowUpcE: false` reads every
- * 8-digit code as a GTIN-8, for sources known to mean EAN-8.
+ * Structure only: digits, length and check digit; no range policy. An 8-digit code with number
+ * system 0 or 1 whose UPC-E expansion checks is taken as UPC-E (a GTIN-8 starting with 0 would be a
+ * restricted number anyway); `allowUpcE: false` reads every 8-digit code as a GTIN-8, for sources
+ * known to mean EAN-8.
  */
-export function parseGtin(input: string, options: { allowUpcE?: boolean } = {}): ParsedGtin {
+export function readGtin(input: string, options: { allowUpcE?: boolean } = {}): GtinReading {
   const digits = input.trim().replace(SEPARATORS, '')
-  if (digits === '') throw invalid('a GTIN is required')
-  if (!/^\d+$/.test(digits)) throw invalid('a GTIN has only digits (and optional spaces, hyphens or dots)')
+  const no = (reason: string) => ({ ok: false as const, reason })
+  if (digits === '') return no('a GTIN is required')
+  if (!/^\d+$/.test(digits)) return no('a GTIN has only digits (and optional spaces, hyphens or dots)')
   switch (digits.length) {
     case 8: {
       const upca = options.allowUpcE !== false && /^[01]/.test(digits) ? expandUpcE(digits) : null
-      if (upca && hasValidCheckDigit(upca)) return { gtin14: upca.padStart(14, '0'), kind: 'upce' }
-      if (!hasValidCheckDigit(digits)) throw checkDigitError(digits)
-      return { gtin14: digits.padStart(14, '0'), kind: 'gtin8' }
+      if (upca && hasValidCheckDigit(upca)) return { ok: true, gtin14: upca.padStart(14, '0'), kind: 'upce' }
+      if (!hasValidCheckDigit(digits)) return no(checkDigitProblem(digits))
+      return { ok: true, gtin14: digits.padStart(14, '0'), kind: 'gtin8' }
     }
     case 12:
     case 13:
     case 14: {
-      if (!hasValidCheckDigit(digits)) throw checkDigitError(digits)
+      if (!hasValidCheckDigit(digits)) return no(checkDigitProblem(digits))
       const kind = digits.length === 12 ? 'gtin12' : digits.length === 13 ? 'gtin13' : 'gtin14'
-      return { gtin14: digits.padStart(14, '0'), kind }
+      return { ok: true, gtin14: digits.padStart(14, '0'), kind }
     }
     default:
-      throw invalid(`a GTIN has 8, 12, 13 or 14 digits; got ${digits.length}`)
+      return no(`a GTIN has 8, 12, 13 or 14 digits; got ${digits.length}`)
   }
 }
 
-function checkDigitError(digits: string) {
+/** As readGtin, throwing `invalid_gtin` (422) for the API. */
+export function parseGtin(input: string, options: { allowUpcE?: boolean } = {}): ParsedGtin {
+  const reading = readGtin(input, options)
+  if (!reading.ok) throw invalid(reading.reason)
+  return { gtin14: reading.gtin14, kind: reading.kind }
+}
+
+function checkDigitProblem(digits: string) {
   const expected = gs1CheckDigit(digits.slice(0, -1))
-  return invalid(`wrong check digit: ${digits} should end in ${expected}, not ${digits.at(-1)}`)
+  return `wrong check digit: ${digits} should end in ${expected}, not ${digits.at(-1)}`
 }
 
 /**
@@ -84,10 +95,17 @@ export function rangeProblem(gtin14: string): string | null {
   return null
 }
 
-/** A GTIN that may be registered: structurally valid and outside restricted and coupon ranges. */
+/** A trade-item GTIN read without throwing: structurally valid and outside restricted and coupon ranges. */
+export function readTradeGtin(input: string, options: { allowUpcE?: boolean } = {}): GtinReading {
+  const reading = readGtin(input, options)
+  if (!reading.ok) return reading
+  const problem = rangeProblem(reading.gtin14)
+  return problem ? { ok: false, reason: `${reading.gtin14} is a ${problem}` } : reading
+}
+
+/** A GTIN that may be registered, or 422 `invalid_gtin`. */
 export function normalizeGtin(input: string): string {
-  const { gtin14 } = parseGtin(input)
-  const problem = rangeProblem(gtin14)
-  if (problem) throw invalid(`${gtin14} is a ${problem}`)
-  return gtin14
+  const reading = readTradeGtin(input)
+  if (!reading.ok) throw invalid(reading.reason)
+  return reading.gtin14
 }
