@@ -3,7 +3,7 @@ import { accountRoutes } from './accounts/routes'
 import { barcodeRoutes } from './barcodes/routes'
 import { catalogRoutes } from './catalog/routes'
 import { healthRoutes } from './health/routes'
-import { bodyRules } from './http/body'
+import { edge } from './http/edge'
 import { exactPaths } from './http/exact-paths'
 import { docs } from './http/openapi'
 import { problems } from './http/problems'
@@ -12,20 +12,19 @@ import { retailerRoutes } from './retailers/routes'
 
 /** The HTTP application: shared conventions first, then one plugin per feature. */
 export function createApp() {
-  let routes: () => { path: string; method: string; hooks?: { body?: unknown } }[] = () => []
+  // plugins that look at the whole app (its routes, its handler) read it on first use
   let self: AnyElysia | null = null
   const app = new Elysia({ strictPath: true, normalize: false })
     .use(requestContext)
-    .use(exactPaths(() => routes()))
+    .use(exactPaths(() => self!.routes))
     .use(problems)
-    .use(bodyRules(() => routes()))
+    .use(edge(() => self!))
     .use(docs(() => self!))
     .use(healthRoutes)
     .use(accountRoutes)
     .use(retailerRoutes)
     .use(catalogRoutes)
     .use(barcodeRoutes)
-  routes = () => app.routes
   self = app
   return app
 }

@@ -13,7 +13,7 @@ import { dateLabelViolations } from './date-labels'
 import { FIELD_COLUMNS, normalizeField, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
-import { recordCandidates } from './provenance'
+import { candidatesOf, PROVENANCE_FIELDS, recordCandidates } from './provenance'
 import { findProduct, productSelection, selectProducts, toProductResource } from './resource'
 import type { ProductCreate, ProductPatch } from './schemas'
 
@@ -134,14 +134,27 @@ export async function lockOwned(tx: Tx, organizationId: string, gtin: string) {
   return found
 }
 
+/** Whether every field of a patch is already the owner's latest value for it (so it would change nothing). */
+async function restatesOwner(tx: Tx, productId: string, patch: ProductPatch) {
+  const given = PROVENANCE_FIELDS.filter((f) => patch[f] !== undefined)
+  if (given.length === 0) return true
+  const latest = new Map<string, unknown>()
+  for (const c of await candidatesOf(tx, productId)) if (c.source === 'claimed') latest.set(c.field, c.value)
+  return given.every((f) => latest.has(f) && JSON.stringify(latest.get(f)) === JSON.stringify(patch[f]))
+}
+
 /** Partial update by the owner: metadata merges, compliance and ingredient parsing run again. */
 export async function updateProduct(ex: Executor, organizationId: string, gtinInput: string, patch: ProductPatch) {
   const gtin = normalizeGtin(gtinInput)
   rejectDateLabels(patch)
   return inTransaction(ex, async (tx) => {
-    const { product } = await lockOwned(tx, organizationId, gtin)
+    const found = await lockOwned(tx, organizationId, gtin)
+    const { product } = found
     const metadata = mergeMetadata(product.metadata, patch.metadata)
     if (!metadataFits(metadata)) throw invalidField('metadata', 'would exceed 50 keys')
+    // a patch that restates what the owner already said changes nothing: no write, no event
+    if (JSON.stringify(metadata) === JSON.stringify(product.metadata) && (await restatesOwner(tx, product.id, patch)))
+      return toProductResource(found)
     const brandId = patch.brand ? await brandFor(tx, organizationId, patch.brand) : undefined
     const confidence = await recordCandidates(tx, product.id, patch, 'claimed', organizationId)
     await tx

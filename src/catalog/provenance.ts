@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm'
+import { asc, eq, sql } from 'drizzle-orm'
 import { config } from '../config'
 import { productCandidates } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
@@ -42,7 +42,8 @@ export async function recordCandidates(
   const rows = PROVENANCE_FIELDS.filter((f) => input[f] !== undefined).map((field) => ({
     productId,
     field,
-    value: input[field] as unknown,
+    // JSON null (a cleared value) is a value; drizzle would send SQL NULL for it
+    value: input[field] === null ? sql`'null'::jsonb` : (input[field] as unknown),
     source,
     confidence: SOURCE_CONFIDENCE[source],
     contributorId,

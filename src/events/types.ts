@@ -1,3 +1,5 @@
+import { toShortId } from '../shared/ids'
+
 /**
  * Every event type the service emits (contract §7). A feature that adds a type adds it here, so
  * emitters, consumers and webhook subscriptions agree on one closed set.
@@ -30,3 +32,14 @@ export type NewEvent = {
 
 /** A committed event, as consumers receive it. */
 export type DomainEvent = NewEvent & { id: string; created: Date }
+
+/** The event as partners receive it (contract §7): shortuuid ids, ISO time, the resource as data. */
+export function eventBody(event: DomainEvent) {
+  return {
+    id: toShortId(event.id),
+    event_type: event.eventType,
+    created: event.created.toISOString(),
+    organization_id: event.organizationId ? toShortId(event.organizationId) : null,
+    data: event.data,
+  }
+}

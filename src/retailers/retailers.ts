@@ -154,20 +154,29 @@ export function updateRetailer(ex: Executor, organizationId: string, id: string,
     if (!row) throw notFound('retailer')
     const metadata = mergeMetadata(row.metadata, patch.metadata)
     if (!metadataFits(metadata)) throw invalidField('metadata', 'would exceed 50 keys')
+    const given = {
+      name: patch.name,
+      metadata,
+      isOnline: patch.is_online,
+      isPhysical: patch.is_physical,
+      website: patch.website,
+      gln: patch.gln,
+      isCanonical: patch.is_canonical,
+      marketplaceRegions: patch.marketplace_regions,
+      category: patch.category,
+      isActive: patch.is_active,
+    }
+    const changes = Object.fromEntries(
+      Object.entries(given).filter(
+        ([column, value]) =>
+          value !== undefined && JSON.stringify(value) !== JSON.stringify(row[column as keyof typeof row]),
+      ),
+    )
+    // a patch that changes nothing writes nothing and emits nothing
+    if (Object.keys(changes).length === 0) return toRetailerResource(row)
     const [updated] = await tx
       .update(retailers)
-      .set({
-        name: patch.name,
-        metadata,
-        isOnline: patch.is_online,
-        isPhysical: patch.is_physical,
-        website: patch.website,
-        gln: patch.gln,
-        isCanonical: patch.is_canonical,
-        marketplaceRegions: patch.marketplace_regions,
-        category: patch.category,
-        isActive: patch.is_active,
-      })
+      .set(changes)
       .where(eq(retailers.id, id))
       .returning()
     await emitRetailer(tx, 'retailer.updated', updated!)

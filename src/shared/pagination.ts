@@ -3,7 +3,12 @@ import { type TSchema, t } from 'elysia'
 import { QueryInteger } from './schema-types'
 
 export const PageQuery = t.Object({
-  page: QueryInteger('page', { minimum: 1, default: 1, description: 'page number, from 1' }),
+  page: QueryInteger('page', {
+    minimum: 1,
+    maximum: 2_147_483_647,
+    default: 1,
+    description: 'page number, from 1 (past the last page, data is empty)',
+  }),
   page_size: QueryInteger('page_size', { minimum: 1, maximum: 100, default: 25, description: 'items per page, 1-100' }),
 })
 export type PageQuery = typeof PageQuery.static

@@ -6,7 +6,8 @@ import { createQueue } from '../../src/db/queues'
 import { transaction } from '../../src/db/tx'
 import { type EventHandler, onEvent } from '../../src/events/consumers'
 import { emit } from '../../src/events/outbox'
-import type { EventType, NewEvent } from '../../src/events/types'
+import { type EventType, eventBody, type NewEvent } from '../../src/events/types'
+import { toShortId } from '../../src/shared/ids'
 import { sql } from '../support/fixtures'
 import { start } from '../support/process'
 import { databaseUrl } from '../support/server'
@@ -67,9 +68,12 @@ describe('consumers', () => {
   test('a throwing consumer is retried, then dead-lettered, and does not hold up another', async () => {
     const subject = crypto.randomUUID()
     const seen: string[] = []
+    let body: ReturnType<typeof eventBody> | null = null
     let attempts = 0
     await consumer('test.steady', ['webhook.test'], async (_tx, e) => {
-      if (e.subjectId === subject) seen.push(e.id)
+      if (e.subjectId !== subject) return
+      seen.push(e.id)
+      body = eventBody(e)
     })
     await consumer(
       'test.failing',
@@ -84,6 +88,10 @@ describe('consumers', () => {
     const [id] = await emit(db, event(subject, 'webhook.test'))
     await until('the steady consumer', () => seen.length === 1)
     expect(seen).toEqual([id!])
+    // consumers get the committed event; its body is contract §7's
+    expect(Object.keys(body!)).toEqual(['id', 'event_type', 'created', 'organization_id', 'data'])
+    expect(body!).toMatchObject({ id: toShortId(id!), event_type: 'webhook.test', organization_id: null })
+    expect(body!.data).toEqual({ subject })
     const dead = () =>
       sql<{ n: number }>(
         `select count(*)::int n from pgboss.job where name = 'events.consume.test.failing.dead' and data->>'eventId' = $1`,

@@ -99,7 +99,13 @@ describe('the OpenAPI document', () => {
       name: 'page',
       in: 'query',
       required: false,
-      schema: { minimum: 1, default: 1, description: 'page number, from 1', type: 'integer' },
+      schema: {
+        minimum: 1,
+        maximum: 2147483647,
+        default: 1,
+        description: 'page number, from 1 (past the last page, data is empty)',
+        type: 'integer',
+      },
     })
     const id = doc.paths['/retailers/api/v1/retailers/{id}'].get.parameters.find((p: any) => p.name === 'id')
     expect(id.required).toBe(true)

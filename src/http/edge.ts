@@ -1,0 +1,174 @@
+import { Elysia } from 'elysia'
+import { authenticate } from '../accounts/api-keys'
+import { AppError, type FieldError } from '../shared/errors'
+import { isAdmin } from './auth'
+import { MAX_DEPTH, nestsDeeper, textProblem, unsafeComponent, unsafeValue } from './input-safety'
+import { type Route, RouteTable } from './route-table'
+import { pathOf } from './url'
+
+export const JSON_LIMIT = 1024 * 1024
+export const UPLOAD_LIMIT = 20 * 1024 * 1024
+/** How long a client may take to send its body. */
+export const BODY_TIMEOUT_MS = 10_000
+/** Longest request target (path and query) taken; Bun itself refuses headers past 64 KiB. */
+export const URL_LIMIT = 8 * 1024
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const INTEGER = /^(0|[1-9][0-9]{0,14})$/
+const DECIMAL = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?$/
+
+const isJson = (type: string) => type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type)
+const invalid = (error: FieldError) => new AppError('validation_error', `${error.field} ${error.message}`, [error])
+
+/**
+ * Elysia reads the path from the 11th character of the URL on, which a 1-3 character Host header
+ * shifts; such a request is served again under a neutral host, so the route comes from the path alone.
+ */
+function misreadHost(url: string): boolean {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  return start !== -1 && start < 11
+}
+
+/** 422 for a query parameter that does not decode to safe text, or a number not written in decimal. */
+function checkQuery(url: string, numeric: Map<string, 'integer' | 'number'> | undefined) {
+  const q = url.indexOf('?')
+  if (q === -1) return
+  for (const pair of url.slice(q + 1).split('&')) {
+    if (pair === '') continue
+    const eq = pair.indexOf('=')
+    const rawName = eq === -1 ? pair : pair.slice(0, eq)
+    const rawValue = eq === -1 ? '' : pair.slice(eq + 1)
+    const nameProblem = unsafeComponent(rawName, 'query')
+    if (nameProblem) throw invalid(nameProblem)
+    const name = decodeURIComponent(rawName.replaceAll('+', ' '))
+    const problem = unsafeComponent(rawValue, name)
+    if (problem) throw invalid(problem)
+    const kind = numeric?.get(name)
+    if (kind && !(kind === 'integer' ? INTEGER : DECIMAL).test(decodeURIComponent(rawValue)))
+      throw invalid({
+        field: name,
+        message: kind === 'integer' ? 'must be a whole number written in decimal digits' : 'must be a decimal number',
+      })
+  }
+}
+
+function checkPath(path: string) {
+  if (!path.includes('%')) return
+  for (const segment of path.split('/')) {
+    const problem = unsafeComponent(segment, 'path')
+    if (problem) throw invalid(problem)
+  }
+}
+
+/** The body as text, read incrementally: at most `limit` bytes (413) within BODY_TIMEOUT_MS (408). */
+async function readBody(request: Request, limit: number): Promise<string> {
+  const reader = request.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const deadline = Date.now() + BODY_TIMEOUT_MS
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    for (;;) {
+      const timeout = new Promise<'timeout'>((done) => {
+        timer = setTimeout(() => done('timeout'), Math.max(0, deadline - Date.now()))
+      })
+      const next = await Promise.race([reader.read(), timeout])
+      clearTimeout(timer)
+      if (next === 'timeout') {
+        void reader.cancel().catch(() => {})
+        throw new AppError('request_timeout', `the request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s`)
+      }
+      if (next.done) break
+      size += next.value.byteLength
+      if (size > limit) {
+        void reader.cancel().catch(() => {})
+        throw new AppError('payload_too_large', `the request body exceeds ${limit} bytes`)
+      }
+      chunks.push(next.value)
+    }
+  } finally {
+    clearTimeout(timer)
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
+  } catch {
+    throw new AppError('malformed_json', 'the request body is not valid UTF-8')
+  }
+}
+
+/**
+ * Every request passes here before Elysia reads or validates anything (contract §3 and the rules
+ * for hostile input): the route is decided from the path alone; a method the path does not have
+ * is 405; query strings and path segments must decode to text without NUL or lone surrogates, and
+ * numeric query parameters must be plain decimals (422); a request with a body to a route that
+ * needs a key is 401 without one, before the body is read; bodies are JSON (or a media type the
+ * route declares), at most 1 MiB (20 MiB for uploads), sent within 10 s; JSON may nest 32 levels
+ * and holds no NUL, lone surrogate or `__proto__` key.
+ */
+export function edge(root: () => { routes: Route[]; handle: (request: Request) => Promise<Response> }) {
+  const table = new RouteTable(() => root().routes)
+  return new Elysia({ name: 'edge' })
+    .onRequest(async ({ request }) => {
+      const url = request.url
+      if (misreadHost(url)) {
+        const path = url.slice(url.indexOf('/', url.indexOf('//') + 2))
+        return root().handle(new Request(`http://service.internal${path}`, request))
+      }
+      const path = pathOf(url)
+      if (url.length - url.indexOf(path) > URL_LIMIT)
+        throw new AppError('uri_too_long', `the path and query exceed ${URL_LIMIT} characters`)
+      checkPath(path)
+      const route = table.match(request.method, path)
+      if (!route) {
+        const allowed = table.methodsFor(path)
+        if (allowed.length && request.method !== 'OPTIONS')
+          throw new AppError(
+            'method_not_allowed',
+            `${request.method} is not allowed here; use ${allowed.join(', ')}`,
+            undefined,
+            { allow: allowed.join(', ') },
+          )
+      }
+      checkQuery(url, route?.numericQuery)
+      if (!WITH_BODY.has(request.method) || !route) return
+      const length = request.headers.get('content-length')
+      const chunked = request.headers.has('transfer-encoding')
+      if (!chunked && (length === null || length === '0')) return
+      // who may send a body is decided before it is read
+      if (route.access === 'admin' && !isAdmin(request.headers.get('x-admin-token') ?? undefined))
+        throw new AppError('not_found', 'no such route')
+      if (route.access === 'key' && !(await authenticate(request.headers.get('x-api-key') ?? undefined)))
+        throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header')
+      const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+      const limit = route.uploadTypes.length ? UPLOAD_LIMIT : JSON_LIMIT
+      if (length !== null && Number(length) > limit)
+        throw new AppError('payload_too_large', `the request body exceeds ${limit} bytes`)
+      if (isJson(type) || route.uploadTypes.includes(type)) return
+      const accepted = ['application/json', ...route.uploadTypes].join(' or ')
+      throw new AppError('unsupported_media_type', `send the body as ${accepted}; got ${type || 'no content type'}`)
+    })
+    .onParse({ as: 'global' }, async ({ request, contentType }) => {
+      const type = contentType.split(';')[0]!.trim().toLowerCase()
+      if (isJson(type)) {
+        const text = await readBody(request, JSON_LIMIT)
+        if (text.trim() === '') return {}
+        if (nestsDeeper(text))
+          throw invalid({ field: 'body', message: `must not nest arrays and objects deeper than ${MAX_DEPTH} levels` })
+        let value: unknown
+        try {
+          value = JSON.parse(text)
+        } catch {
+          throw new AppError('malformed_json', 'the request body is not valid JSON')
+        }
+        const problem = unsafeValue(value)
+        if (problem) throw invalid(problem)
+        return value
+      }
+      if (type === 'text/csv') {
+        const text = await readBody(request, UPLOAD_LIMIT)
+        const problem = textProblem(text, 'body')
+        if (problem) throw invalid(problem)
+        return text
+      }
+    })
+}

@@ -1,0 +1,86 @@
+import { toPattern } from './url'
+
+/** What the edge needs to know of a route before Elysia reads the body. */
+export type RouteInfo = {
+  method: string
+  path: string
+  pattern: RegExp
+  /** who may call it, from the route's declared security */
+  access: 'key' | 'optional' | 'admin' | 'public'
+  /** media types other than JSON its body schema declares (`x-media-types`) */
+  uploadTypes: string[]
+  /** query parameters declared as numbers, and whether they are integers */
+  numericQuery: Map<string, 'integer' | 'number'>
+}
+
+export type Route = {
+  path: string
+  method: string
+  hooks?: { body?: unknown; query?: unknown; detail?: { security?: Record<string, unknown>[] } }
+}
+
+type Schema = { type?: string; anyOf?: Schema[]; properties?: Record<string, Schema>; 'x-media-types'?: string[] }
+
+/** Media types other than JSON that a body schema declares (on it or a branch). */
+function mediaTypes(schema: Schema | undefined): string[] {
+  if (!schema || typeof schema !== 'object') return []
+  return [...(schema['x-media-types'] ?? []), ...(schema.anyOf ?? []).flatMap(mediaTypes)]
+}
+
+function numericKind(schema: Schema): 'integer' | 'number' | null {
+  if (schema.type === 'integer' || schema.type === 'number') return schema.type
+  for (const branch of schema.anyOf ?? []) {
+    const kind = numericKind(branch)
+    if (kind) return kind
+  }
+  return null
+}
+
+function accessOf(security: Record<string, unknown>[] | undefined): RouteInfo['access'] {
+  if (!security?.length) return 'public'
+  if (security.some((s) => 'AdminToken' in s)) return 'admin'
+  if (security.some((s) => Object.keys(s).length === 0)) return 'optional'
+  return 'key'
+}
+
+function describe(route: Route): RouteInfo {
+  const query = route.hooks?.query as Schema | undefined
+  const numericQuery = new Map<string, 'integer' | 'number'>()
+  for (const [name, schema] of Object.entries(query?.properties ?? {})) {
+    const kind = numericKind(schema)
+    if (kind) numericQuery.set(name, kind)
+  }
+  return {
+    method: route.method,
+    path: route.path,
+    pattern: toPattern(route.path),
+    access: accessOf(route.hooks?.detail?.security),
+    uploadTypes: mediaTypes(route.hooks?.body as Schema | undefined),
+    numericQuery,
+  }
+}
+
+/**
+ * The app's routes as the edge sees them, read once on first use: which route a request is for
+ * (to answer 401, 413, 415 or 422 before its body is read) and which methods a path has (405).
+ */
+export class RouteTable {
+  #routes: RouteInfo[] | null = null
+  constructor(private readonly source: () => Route[]) {}
+
+  get routes(): RouteInfo[] {
+    this.#routes ??= this.source()
+      .filter((r) => r.method !== 'ALL')
+      .map(describe)
+    return this.#routes
+  }
+
+  match(method: string, path: string): RouteInfo | null {
+    const lookup = method === 'HEAD' ? 'GET' : method
+    return this.routes.find((r) => r.method === lookup && r.pattern.test(path)) ?? null
+  }
+
+  methodsFor(path: string): string[] {
+    return [...new Set(this.routes.filter((r) => r.pattern.test(path)).map((r) => r.method))]
+  }
+}
