@@ -7,18 +7,20 @@ import type { Tx } from '../db/tx'
  * Concurrent callers converge on one row through the unique index.
  */
 export async function brandFor(tx: Tx, organizationId: string | null, name: string): Promise<string> {
+  return (await brandRecord(tx, organizationId, name)).id
+}
+
+/** The brand of that name (any case) of the organization (or the unowned one), made when missing. */
+export async function brandRecord(tx: Tx, organizationId: string | null, name: string) {
   const owner = organizationId === null ? isNull(brands.organizationId) : eq(brands.organizationId, organizationId)
   const named = and(owner, sql`lower(${brands.name}) = lower(${name})`)
-  const [found] = await tx.select({ id: brands.id }).from(brands).where(named)
-  if (found) return found.id
-  const [made] = await tx
-    .insert(brands)
-    .values({ name, organizationId })
-    .onConflictDoNothing()
-    .returning({ id: brands.id })
-  if (made) return made.id
-  const [raced] = await tx.select({ id: brands.id }).from(brands).where(named)
-  return raced!.id
+  const columns = { id: brands.id, name: brands.name }
+  const [found] = await tx.select(columns).from(brands).where(named)
+  if (found) return found
+  const [made] = await tx.insert(brands).values({ name, organizationId }).onConflictDoNothing().returning(columns)
+  if (made) return made
+  const [raced] = await tx.select(columns).from(brands).where(named)
+  return raced!
 }
 
 /** The organization's name and GS1 company prefixes. */

@@ -8,12 +8,20 @@ import { emit } from '../events/outbox'
 import { AppError, type FieldError, invalidField, notFound } from '../shared/errors'
 import { mergeMetadata, metadataFits } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
-import { brandFor, organizationProfile, verificationFor } from './brands'
+import { brandFor, brandRecord, organizationProfile, verificationFor } from './brands'
 import { dateLabelViolations } from './date-labels'
 import { FIELD_COLUMNS, normalizeField, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
-import { candidatesOf, PROVENANCE_FIELDS, recordCandidates } from './provenance'
+import {
+  candidateRows,
+  candidatesOf,
+  decide,
+  insertCandidates,
+  PROVENANCE_FIELDS,
+  recordCandidates,
+  summarize,
+} from './provenance'
 import { findProduct, productSelection, selectProducts, toProductResource } from './resource'
 import type { ProductCreate, ProductPatch } from './schemas'
 
@@ -58,24 +66,28 @@ export async function createProduct(ex: Executor, organizationId: string, input:
   try {
     return await inTransaction(ex, async (tx) => {
       const org = await organizationProfile(tx, organizationId)
-      const brandId = await brandFor(tx, organizationId, input.brand || org.name)
+      const brand = await brandRecord(tx, organizationId, input.brand || org.name)
+      // a new product's candidates are exactly the ones given: decided here, written with it
+      const id = crypto.randomUUID()
+      const candidates = candidateRows(id, input, 'claimed', organizationId)
       const [row] = await tx
         .insert(products)
         .values({
+          id,
           gtin,
           ...columnsFrom(input),
           ...ingredientColumns(input.ingredients_text),
-          brandId,
+          brandId: brand.id,
           ownerId: organizationId,
           claimVerificationStatus: verificationFor(gtin, org.prefixes),
           dataSource: 'claimed',
           metadata: mergeMetadata({}, input.metadata),
+          ...summarize(decide(candidates)),
         })
-        .returning({ id: products.id })
-      const confidence = await recordCandidates(tx, row!.id, input, 'claimed', organizationId)
-      await tx.update(products).set(confidence).where(eq(products.id, row!.id))
-      const resource = toProductResource((await findProduct(tx, gtin))!)
-      await emit(tx, { eventType: 'product.created', organizationId, subjectId: row!.id, data: resource })
+        .returning()
+      await insertCandidates(tx, candidates)
+      const resource = toProductResource({ product: row!, brandName: brand.name, brandOrg: organizationId })
+      await emit(tx, { eventType: 'product.created', organizationId, subjectId: id, data: resource })
       return resource
     })
   } catch (err) {

@@ -31,7 +31,34 @@ export const PROVENANCE_FIELDS: (ProductField | 'brand')[] = [...ALL_FIELDS, 'br
 type Candidate = typeof productCandidates.$inferSelect
 export type Winner = { value: unknown; source: DataSource; score: number }
 
-/** Records a value for each field present in `input`, from one source and contributor. */
+/** A candidate row for each field present in `input`, from one source and contributor. */
+export function candidateRows(
+  productId: string,
+  input: Partial<Record<string, unknown>>,
+  source: DataSource,
+  contributorId: string | null,
+) {
+  return PROVENANCE_FIELDS.filter((f) => input[f] !== undefined).map((field) => ({
+    id: crypto.randomUUID(),
+    productId,
+    field,
+    value: input[field] as unknown,
+    source,
+    confidence: SOURCE_CONFIDENCE[source],
+    contributorId,
+    created: new Date(),
+  }))
+}
+
+/** Writes candidate rows; JSON null (a cleared value) is a value, which drizzle would send as SQL NULL. */
+export async function insertCandidates(tx: Tx, rows: Candidate[]) {
+  if (rows.length)
+    await tx
+      .insert(productCandidates)
+      .values(rows.map((r) => (r.value === null ? { ...r, value: sql`'null'::jsonb` } : r)))
+}
+
+/** Records a value for each field present in `input`; returns the product's new confidence summary. */
 export async function recordCandidates(
   tx: Tx,
   productId: string,
@@ -39,16 +66,7 @@ export async function recordCandidates(
   source: DataSource,
   contributorId: string | null,
 ) {
-  const rows = PROVENANCE_FIELDS.filter((f) => input[f] !== undefined).map((field) => ({
-    productId,
-    field,
-    // JSON null (a cleared value) is a value; drizzle would send SQL NULL for it
-    value: input[field] === null ? sql`'null'::jsonb` : (input[field] as unknown),
-    source,
-    confidence: SOURCE_CONFIDENCE[source],
-    contributorId,
-  }))
-  if (rows.length) await tx.insert(productCandidates).values(rows)
+  await insertCandidates(tx, candidateRows(productId, input, source, contributorId))
   return summarize(decide(await candidatesOf(tx, productId)))
 }
 

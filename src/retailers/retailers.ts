@@ -174,11 +174,7 @@ export function updateRetailer(ex: Executor, organizationId: string, id: string,
     )
     // a patch that changes nothing writes nothing and emits nothing
     if (Object.keys(changes).length === 0) return toRetailerResource(row)
-    const [updated] = await tx
-      .update(retailers)
-      .set(changes)
-      .where(eq(retailers.id, id))
-      .returning()
+    const [updated] = await tx.update(retailers).set(changes).where(eq(retailers.id, id)).returning()
     await emitRetailer(tx, 'retailer.updated', updated!)
     return toRetailerResource(updated!)
   })
