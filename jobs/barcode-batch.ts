@@ -1,6 +1,6 @@
 import type { Job } from 'pg-boss'
-import { runBatch } from '../src/barcodes/batches'
-import { batchQueue } from '../src/barcodes/queues'
+import { expireBatches, runBatch } from '../src/barcodes/batches'
+import { batchQueue, expireQueue } from '../src/barcodes/queues'
 import type { Binding } from './binding'
 
 export const barcodeBatch: Binding = {
@@ -8,4 +8,10 @@ export const barcodeBatch: Binding = {
   handle: async (jobs: Job<{ batchId: string }>[]) => {
     for (const job of jobs) await runBatch(job.data.batchId, job.retryCount >= (batchQueue.options.retryLimit ?? 0))
   },
+}
+
+export const barcodeExpire: Binding = {
+  queue: expireQueue,
+  schedule: '*/10 * * * *',
+  handle: () => expireBatches(),
 }

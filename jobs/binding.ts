@@ -6,11 +6,14 @@ import { logger } from '../src/shared/logger'
 export type Binding = {
   queue: QueueDef<any>
   work?: WorkOptions
+  /** a cron expression: the queue also gets a job on this schedule */
+  schedule?: string
   handle: (jobs: any[]) => Promise<unknown>
 }
 
 /** Starts a worker; a failing job is logged with its queue and id, then retried by pg-boss. */
-export function bind(boss: PgBoss, { queue, work = {}, handle }: Binding) {
+export async function bind(boss: PgBoss, { queue, work = {}, handle, schedule }: Binding) {
+  if (schedule) await boss.schedule(queue.name, schedule)
   return boss.work(queue.name, work, async (jobs: { id: string }[]) => {
     try {
       return await handle(jobs)

@@ -9,6 +9,11 @@ const Env = t.Object({
   DATA_DIR: t.String({ default: './.data' }),
   /** Where batch exports are written; api and worker processes must share it (default DATA_DIR/batches). */
   BATCH_DIR: t.Optional(t.String({ minLength: 1 })),
+  /** Hours a finished batch export stays downloadable before its file is removed. */
+  BATCH_RETENTION_HOURS: t.Number({ minimum: 0.01, maximum: 24 * 90, default: 24 }),
+  /** Batches an organization may have queued or running at once, and start per hour. */
+  BATCH_CONCURRENT_LIMIT: t.Integer({ minimum: 1, maximum: 100, default: 2 }),
+  BATCH_HOURLY_LIMIT: t.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
   ROLE: t.Union([t.Literal('all'), t.Literal('api'), t.Literal('worker')], { default: 'all' }),
   ADMIN_TOKEN: t.Optional(t.String({ minLength: 16 })),
   TRUST_PROXY: t.Optional(t.String()),

@@ -2,8 +2,8 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs'
 import { ZipFile } from 'yazl'
 import type { BatchItem, BatchRowError } from '../db/schema/barcodes'
 import { AppError } from '../shared/errors'
-import { renderBarcode } from './barcodes'
 import { layoutSymbol } from './layout'
+import { renderOffThread } from './render-pool'
 import type { SymbolSettings } from './schemas'
 import { SheetWriter, type TemplateName } from './sheet'
 import { resolveSymbol } from './symbology'
@@ -33,6 +33,8 @@ export async function renderBatch(plan: BatchPlan, path: string, progress: Batch
         } catch (err) {
           errors.push({ row: i + 1, input: item.gtin, reason: reasonOf(err) })
         }
+        // labels are vector paths, a few microseconds each: yield now and then so HTTP is served
+        if ((i + 1) % 50 === 0) await new Promise((done) => setImmediate(done))
         if ((i + 1) % every === 0) await progress(i + 1, errors)
       }
       sheet.close()
@@ -47,7 +49,7 @@ export async function renderBatch(plan: BatchPlan, path: string, progress: Batch
       const names = new Set<string>()
       for (const [i, item] of plan.items.entries()) {
         try {
-          const file = await renderBarcode(item.gtin, plan.settings)
+          const file = await renderOffThread(item.gtin, plan.settings)
           let name = file.fileName
           for (let n = 2; names.has(name); n++) name = file.fileName.replace(/(\.\w+)$/, `-${n}$1`)
           names.add(name)

@@ -59,6 +59,10 @@ export const Batch = t.Object(
     errors: t.Array(t.Object({ row: Type.Integer(), input: t.String(), reason: t.String() })),
     created: t.String({ format: 'date-time' }),
     finished_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+    expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+      description:
+        'when the output is removed (BATCH_RETENTION_HOURS after success, default 24); the download is 410 after',
+    }),
     download_url: t.Union([t.String(), t.Null()]),
   },
   { 'x-schema-name': 'BarcodeBatch' },

@@ -1,11 +1,11 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, isNull, lte, sql } from 'drizzle-orm'
 import Papa from 'papaparse'
 import { config } from '../config'
 import { db } from '../db/client'
 import { type BatchItem, barcodeBatches } from '../db/schema'
-import { type Executor, inTransaction } from '../db/tx'
+import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type BatchOutput, type BatchPlan, renderBatch } from './batch-render'
@@ -30,7 +30,8 @@ export const toBatchResource = (b: BatchRow) => ({
   errors: b.errors,
   created: b.created.toISOString(),
   finished_at: b.finishedAt?.toISOString() ?? null,
-  download_url: b.status === 'succeeded' ? `${PREFIX}/${toShortId(b.id)}/download` : null,
+  expires_at: b.expiresAt?.toISOString() ?? null,
+  download_url: b.status === 'succeeded' && !b.expiredAt ? `${PREFIX}/${toShortId(b.id)}/download` : null,
 })
 
 /** Items from a CSV upload: header row with `gtin` and optional `label`; rows counted from 1. */
@@ -62,6 +63,7 @@ export async function createBatch(
   template: TemplateName | undefined,
 ) {
   return inTransaction(ex, async (tx) => {
+    await checkBatchLimits(tx, organizationId)
     const [row] = await tx
       .insert(barcodeBatches)
       .values({
@@ -78,6 +80,40 @@ export async function createBatch(
   })
 }
 
+/**
+ * At most BATCH_CONCURRENT_LIMIT batches of an organization queued or running, and
+ * BATCH_HOURLY_LIMIT started in any hour (429 with Retry-After). Counted under a per-organization
+ * lock, so concurrent requests cannot both take the last place.
+ */
+async function checkBatchLimits(tx: Tx, organizationId: string) {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`batches:${organizationId}`}))`)
+  const [counts] = await tx
+    .select({
+      open: sql<number>`count(*) filter (where ${barcodeBatches.status} in ('queued', 'running'))::int`,
+      hour: sql<number>`count(*) filter (where ${barcodeBatches.created} > now() - interval '1 hour')::int`,
+      oldest: sql<Date | null>`min(${barcodeBatches.created}) filter (where ${barcodeBatches.created} > now() - interval '1 hour')`,
+    })
+    .from(barcodeBatches)
+    .where(eq(barcodeBatches.organizationId, organizationId))
+  if (counts!.open >= config.BATCH_CONCURRENT_LIMIT)
+    throw new AppError(
+      'rate_limited',
+      `at most ${config.BATCH_CONCURRENT_LIMIT} batches may be queued or running at once; wait for one to finish`,
+      undefined,
+      { 'retry-after': '30' },
+    )
+  if (counts!.hour >= config.BATCH_HOURLY_LIMIT) {
+    const oldest = counts!.oldest ? new Date(counts!.oldest).getTime() : Date.now()
+    const wait = Math.max(1, Math.ceil((oldest + 3600_000 - Date.now()) / 1000))
+    throw new AppError(
+      'rate_limited',
+      `at most ${config.BATCH_HOURLY_LIMIT} batches may be started per hour`,
+      undefined,
+      { 'retry-after': String(wait) },
+    )
+  }
+}
+
 async function ownBatch(organizationId: string, id: string) {
   const [row] = await db
     .select()
@@ -92,6 +128,8 @@ export const getBatch = async (organizationId: string, id: string) =>
 
 export async function batchDownload(organizationId: string, id: string) {
   const row = await ownBatch(organizationId, id)
+  if (row.expiredAt)
+    throw new AppError('gone', `the batch's output was removed at ${row.expiredAt.toISOString()}, after its retention`)
   if (row.status !== 'succeeded' || !row.filePath)
     throw new AppError('conflict', `the batch is ${row.status}; download when it has succeeded`)
   const sheet = row.output === 'sheet'
@@ -134,6 +172,27 @@ export async function runBatch(batchId: string, finalAttempt: boolean) {
   }
   await db
     .update(barcodeBatches)
-    .set({ status: 'succeeded', filePath: path, finishedAt: new Date() })
+    .set({
+      status: 'succeeded',
+      filePath: path,
+      finishedAt: new Date(),
+      expiresAt: new Date(Date.now() + config.BATCH_RETENTION_HOURS * 3600_000),
+    })
     .where(eq(barcodeBatches.id, batchId))
+}
+
+/** The `barcode.expire` job: removes the files of batches past their retention. */
+export async function expireBatches() {
+  const due = await db
+    .select({ id: barcodeBatches.id, filePath: barcodeBatches.filePath })
+    .from(barcodeBatches)
+    .where(and(lte(barcodeBatches.expiresAt, new Date()), isNull(barcodeBatches.expiredAt)))
+  for (const batch of due) {
+    if (batch.filePath) rmSync(batch.filePath, { force: true })
+    await db
+      .update(barcodeBatches)
+      .set({ expiredAt: new Date(), filePath: null })
+      .where(eq(barcodeBatches.id, batch.id))
+  }
+  return due.length
 }

@@ -1,5 +1,6 @@
 import { deflateSync } from 'node:zlib'
 import { Resvg } from '@resvg/resvg-js'
+import { AppError } from '../shared/errors'
 import { advanceOf, type Drawing, FONT_UNITS, outlineOf } from './layout'
 
 type Mask = { width: number; height: number; baseline: number; alpha: Uint8Array }
@@ -86,10 +87,24 @@ function encodeGray(pixels: Uint8Array, width: number, height: number, dpi: numb
  * PNG at `dpi`: the pixel width is the physical width at that resolution. Bars are drawn with exact
  * coverage (a bar edge inside a pixel gives a grey pixel), glyphs from cached OCR-B masks.
  */
-export function toPng(d: Drawing, dpi: number): Uint8Array {
+/** Most pixels a raster may have (about 24 MB of grayscale while it is built). */
+export const MAX_PIXELS = 24_000_000
+
+/** The raster's size in pixels at `dpi`. */
+export function pngSize(d: Drawing, dpi: number) {
   const width = Math.max(1, Math.round((d.width / 25.4) * dpi))
+  return { width, height: Math.max(1, Math.round(d.height * (width / d.width))) }
+}
+
+export function toPng(d: Drawing, dpi: number): Uint8Array {
+  const { width, height } = pngSize(d, dpi)
+  if (width * height > MAX_PIXELS)
+    throw new AppError(
+      'validation_error',
+      `the PNG would be ${width} × ${height} px (${Math.round((width * height) / 1e6)} million pixels); the limit is ${MAX_PIXELS / 1e6} million: lower dpi, module_width, module_height or quiet_zone`,
+      [{ field: 'dpi', message: `the image would exceed ${MAX_PIXELS / 1e6} million pixels` }],
+    )
   const scale = width / d.width // px per mm
-  const height = Math.max(1, Math.round(d.height * scale))
   const img = new Uint8Array(width * height).fill(255)
   // Bars start at the top; rows between two bar bottoms are identical: one template row a band.
   const bottoms = [...new Set(d.bars.map((b) => Math.min(height, Math.round((b.y + b.h) * scale))))].sort(

@@ -7,3 +7,6 @@ export const batchQueue = defineQueue<{ batchId: string }>('barcode.batch', {
   heartbeatSeconds: 10,
   expireInSeconds: 3600,
 })
+
+/** Removes the files of batches past their retention (scheduled every 10 minutes). */
+export const expireQueue = defineQueue<Record<string, never>>('barcode.expire', { retryLimit: 1 })

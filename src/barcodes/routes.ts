@@ -3,9 +3,10 @@ import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
 import { Binary, errorResponses } from '../http/openapi'
 import { AppError } from '../shared/errors'
-import { CONTENT_TYPES, renderBarcode } from './barcodes'
+import { CONTENT_TYPES } from './barcodes'
 import { Batch, BatchCsvQuery, BatchParams, BatchRequest } from './batch-schemas'
 import { batchDownload, createBatch, getBatch, itemsFromCsv } from './batches'
+import { renderOffThread } from './render-pool'
 import { BarcodeRequest, withDefaults } from './schemas'
 
 const tags = ['Barcodes']
@@ -15,7 +16,7 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
     '/',
     async ({ body }) => {
       const { gtin, ...options } = body
-      const file = await renderBarcode(gtin, withDefaults(options))
+      const file = await renderOffThread(gtin, withDefaults(options))
       return new Response(file.bytes as BodyInit, {
         headers: { 'content-type': file.contentType, 'content-disposition': `inline; filename="${file.fileName}"` },
       })

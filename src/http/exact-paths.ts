@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { AppError } from '../shared/errors'
 import { pathOf, queryOf, toPattern } from './url'
 
 class Redirect extends Error {
@@ -25,6 +26,9 @@ export function exactPaths(routes: () => { path: string }[]) {
     .onTransform({ as: 'global' }, ({ route, request }) => {
       const path = pathOf(request.url)
       if (!route || path === '/' || route.endsWith('/') === path.endsWith('/')) return
+      // Bun resolves dot segments in the URL after its router matched the raw target: a path
+      // that is not the matched route's other form is no route at all, never a redirect
+      if (!toPattern(route).test(toggled(path))) throw new AppError('not_found', 'no such route')
       throw new Redirect(toggled(path) + queryOf(request.url))
     })
     .onError({ as: 'global' }, ({ code, error, request, set }) => {

@@ -13,6 +13,7 @@ const TITLES: Record<ErrorCode, string> = {
   gtin_exists: 'GTIN already exists',
   already_claimed: 'Already claimed',
   conflict: 'Conflict',
+  gone: 'Gone',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   uri_too_long: 'URI too long',
@@ -21,6 +22,7 @@ const TITLES: Record<ErrorCode, string> = {
   date_label_violation: 'Date-label violation',
   rate_limited: 'Too many requests',
   internal_error: 'Internal server error',
+  service_unavailable: 'Service unavailable',
 }
 
 export type Problem = {

@@ -9,6 +9,7 @@ export const STATUS = {
   gtin_exists: 409,
   already_claimed: 409,
   conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   uri_too_long: 414,
@@ -17,6 +18,7 @@ export const STATUS = {
   date_label_violation: 422,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof STATUS
