@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { Id, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
-import { Enum } from '../shared/schema-types'
+import { Chars, Enum } from '../shared/schema-types'
 import { API_KEY_ROLES, MEMBER_ROLES } from './roles'
 
 const Email = t.String({
@@ -30,8 +30,8 @@ export const ApiKey = t.Object(
 
 export const ApiKeyCreate = t.Object(
   {
-    name: t.String({ minLength: 1, maxLength: 255 }),
-    description: t.Optional(t.String({ maxLength: 255, default: '' })),
+    name: Chars(255, { minLength: 1 }),
+    description: t.Optional(Chars(255, { default: '' })),
     role: t.Optional(Enum(API_KEY_ROLES, { description: 'default readonly' })),
     metadata: t.Optional(MetadataIn),
   },
@@ -48,9 +48,9 @@ export const Organization = t.Object({
 
 export const OrganizationCreate = t.Object(
   {
-    name: t.String({ minLength: 1, maxLength: 255 }),
+    name: Chars(255, { minLength: 1 }),
     owner_email: Email,
-    owner_name: t.Optional(t.String({ maxLength: 255 })),
+    owner_name: t.Optional(Chars(255)),
     gs1_company_prefixes: t.Optional(t.Array(Gs1Prefix, { maxItems: 100 })),
     metadata: t.Optional(MetadataIn),
   },
@@ -75,7 +75,7 @@ export const Member = t.Object(
 export const MemberCreate = t.Object(
   {
     user_email: Email,
-    user_name: t.Optional(t.String({ maxLength: 255 })),
+    user_name: t.Optional(Chars(255)),
     user_metadata: t.Optional(MetadataIn),
     role: MemberRole,
   },
@@ -84,7 +84,7 @@ export const MemberCreate = t.Object(
 
 export const MemberPatch = t.Object(
   {
-    user_name: t.Optional(t.String({ maxLength: 255 })),
+    user_name: t.Optional(Chars(255)),
     user_metadata: t.Optional(MetadataIn),
     role: t.Optional(MemberRole),
   },
@@ -95,9 +95,7 @@ export const MemberQuery = t.Composite([
   PageQuery,
   t.Object({
     role: t.Optional(MemberRole),
-    q: t.Optional(
-      t.String({ minLength: 1, maxLength: 255, description: 'case-insensitive substring of name or email' }),
-    ),
+    q: t.Optional(Chars(255, { minLength: 1, description: 'case-insensitive substring of name or email' })),
   }),
 ])
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { Id, ShortId } from '../shared/ids'
-import { Enum } from '../shared/schema-types'
+import { Chars, Enum } from '../shared/schema-types'
 import { FORMATS, symbolOptions } from './schemas'
 import { TEMPLATES } from './sheet'
 import { BARCODE_TYPES } from './symbology'
@@ -21,7 +21,7 @@ export const BatchRequest = t.Object(
   {
     items: t.Array(
       t.Object(
-        { gtin: t.String({ minLength: 1, maxLength: 100 }), label: t.Optional(t.String({ maxLength: 100 })) },
+        { gtin: t.String({ minLength: 1, maxLength: 100 }), label: t.Optional(Chars(100)) },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: MAX_BATCH_ITEMS },

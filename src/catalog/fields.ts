@@ -1,8 +1,8 @@
-import { type TOptional, Type } from '@sinclair/typebox'
+import { type TOptional, type TSchema, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { products } from '../db/schema/catalog'
 import { UOMS } from '../db/schema/catalog'
-import { Enum } from '../shared/schema-types'
+import { Chars, Enum } from '../shared/schema-types'
 
 type Column = keyof typeof products.$inferSelect
 
@@ -13,8 +13,8 @@ type Column = keyof typeof products.$inferSelect
  */
 type FieldDef = {
   column: Column
-  input: ReturnType<typeof t.String> | ReturnType<typeof Type.Union>
-  output: ReturnType<typeof t.String> | ReturnType<typeof Type.Union>
+  input: TSchema
+  output: TSchema
   /** a crowd contribution may propose it */
   contributable?: true
   /** scanned for prohibited date labels (AB 660) on registration and in date_label_compliance */
@@ -27,7 +27,7 @@ type FieldDef = {
   normalize?: (value: string) => string
 }
 
-const Text = (maxLength: number) => t.String({ maxLength })
+const Text = (maxLength: number) => Chars(maxLength)
 const Measure = Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { error: 'must be a number >= 0 or null' })
 const MeasureOut = Type.Union([Type.Number(), Type.Null()])
 const Uom = t.String({ maxLength: 10, description: 'UN/CEFACT Rec. 20/21 code' })

@@ -4,13 +4,13 @@ import { CLAIM_STATUSES, DATA_SOURCES } from '../db/schema/catalog'
 import { Id, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
-import { Enum } from '../shared/schema-types'
+import { Chars, Enum } from '../shared/schema-types'
 import { ALL_FIELDS, CONTRIBUTABLE_FIELDS, inputSchemas, outputSchemas } from './fields'
 
 /** Writable product fields (create and patch), contract §5: the stored fields, brand and metadata. */
 const fields = {
   ...inputSchemas(ALL_FIELDS),
-  brand: t.Optional(t.String({ maxLength: 255 })),
+  brand: t.Optional(Chars(255)),
   metadata: t.Optional(MetadataIn),
 }
 

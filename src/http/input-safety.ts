@@ -29,8 +29,14 @@ export function textProblem(text: string, field: string): FieldError | null {
 }
 
 /**
+ * Keys that name members of every JavaScript object: `__proto__` would be dropped, and the others
+ * break code that turns an object into text (the validator's own error messages among them).
+ */
+const RESERVED = new Set(Object.getOwnPropertyNames(Object.prototype))
+
+/**
  * The first place in a parsed JSON body that cannot be taken as given: a string or key with a NUL
- * or a lone surrogate, or a `__proto__` key (which JavaScript objects would silently drop).
+ * or a lone surrogate, or a key that names a member of every object (`__proto__`, `toString`, `constructor`, …).
  */
 export function unsafeValue(value: unknown, path = ''): FieldError | null {
   if (typeof value === 'string') return textProblem(value, path || 'body')
@@ -44,7 +50,7 @@ export function unsafeValue(value: unknown, path = ''): FieldError | null {
   if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const at = path ? `${path}.${key}` : key
-      if (key === '__proto__') return { field: at, message: 'is a reserved name' }
+      if (RESERVED.has(key)) return { field: at, message: 'is a reserved name' }
       const found = textProblem(key, at) ?? unsafeValue(item, at)
       if (found) return found
     }

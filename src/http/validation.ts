@@ -19,8 +19,13 @@ function range(min: unknown, max: unknown, unit = ''): string {
   return `at most ${max}${unit}`
 }
 
-function describe(schema: Schema): string | null {
+function describe(schema: Schema, value?: unknown): string | null {
   if (typeof schema.error === 'string') return schema.error
+  if (schema.type === 'string' && value !== undefined && typeof value !== 'string') {
+    const length =
+      schema.maxLength !== undefined ? ` of ${range(schema.minLength, schema.maxLength, ' characters')}` : ''
+    return `must be a string${length}; got ${jsonType(value)}`
+  }
   if (schema.anyOf?.every((b) => 'const' in b)) return `must be one of: ${schema.anyOf.map((b) => b.const).join(', ')}`
   const s = numericBranch(schema)
   switch (s.type) {
@@ -83,7 +88,7 @@ export function fieldErrors(errors: ValueError[]): FieldError[] {
     if (e.message === 'Expected required property') message = 'is required'
     else if (e.message === 'Unexpected property')
       message = field.startsWith('metadata.') ? 'metadata keys must be 1-40 characters' : 'is not an allowed field'
-    else message = describe(e.schema) ?? e.message.toLowerCase()
+    else message = describe(e.schema, e.value) ?? e.message.toLowerCase()
     byField.set(field, message)
   }
   return [...byField].map(([field, message]) => ({ field, message }))

@@ -2,6 +2,7 @@ import { t } from 'elysia'
 import { Id, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
+import { Chars } from '../shared/schema-types'
 
 export const Retailer = t.Object(
   {
@@ -44,16 +45,16 @@ const fields = {
       },
     ),
   ),
-  category: t.Optional(t.String({ maxLength: 255 })),
+  category: t.Optional(Chars(255)),
   is_active: t.Optional(t.Boolean()),
 }
 
 export const RetailerCreate = t.Object(
-  { name: t.String({ minLength: 1, maxLength: 255 }), ...fields },
+  { name: Chars(255, { minLength: 1 }), ...fields },
   { additionalProperties: false },
 )
 export const RetailerPatch = t.Object(
-  { name: t.Optional(t.String({ minLength: 1, maxLength: 255 })), ...fields },
+  { name: t.Optional(Chars(255, { minLength: 1 })), ...fields },
   { additionalProperties: false },
 )
 
@@ -61,9 +62,7 @@ export const RetailerQuery = t.Composite([
   PageQuery,
   t.Object({
     organization_id: t.Optional(Id('organization_id')),
-    search: t.Optional(
-      t.String({ minLength: 1, maxLength: 255, description: 'case-insensitive substring of the name' }),
-    ),
+    search: t.Optional(Chars(255, { minLength: 1, description: 'case-insensitive substring of the name' })),
   }),
 ])
 

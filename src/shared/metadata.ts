@@ -1,8 +1,12 @@
 import { t } from 'elysia'
+import { Chars } from './schema-types'
 
 export type Metadata = Record<string, string>
 
-const MetadataObject = t.Record(t.String({ pattern: '^.{1,40}$' }), t.String({ maxLength: 500 }), {
+// keys: 1-40 characters, a surrogate pair (an emoji) counting as one; the two alternatives never
+// overlap, so a failing match cannot backtrack exponentially
+const KEY = '^(?:[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[^\\uD800-\\uDFFF\\n\\r\\u2028\\u2029]){1,40}$'
+const MetadataObject = t.Record(t.String({ pattern: KEY }), Chars(500), {
   additionalProperties: false,
   maxProperties: 50,
   description: 'Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.',

@@ -1,3 +1,4 @@
+import { Kind, TypeRegistry } from '@sinclair/typebox'
 import { t } from 'elysia'
 
 /**
@@ -20,3 +21,26 @@ export const QueryInteger = (
   field: string,
   options: { minimum?: number; maximum?: number; default?: number; description?: string },
 ) => t.Integer({ ...options, 'x-field': field })
+
+/** Number of characters (code points) of a text, not of UTF-16 units: an emoji counts once. */
+export function charCount(text: string, stopAfter = Number.POSITIVE_INFINITY): number {
+  let n = 0
+  for (const _ of text) if (++n > stopAfter) break
+  return n
+}
+
+TypeRegistry.Set('Chars', (schema: { minLength?: number; maxLength: number }, value) => {
+  if (typeof value !== 'string') return false
+  const n = charCount(value, schema.maxLength)
+  return n <= schema.maxLength && n >= (schema.minLength ?? 0)
+})
+
+/**
+ * A string whose length limits count characters (code points), as PostgreSQL's varchar does:
+ * TypeBox's maxLength counts UTF-16 units, so a name of 255 emoji would be refused at 128.
+ * It reads as a plain string with minLength/maxLength in the OpenAPI document.
+ */
+export const Chars = (
+  maxLength: number,
+  options: { minLength?: number; description?: string; default?: string } = {},
+) => t.Unsafe<string>({ [Kind]: 'Chars', type: 'string', maxLength, ...options })
