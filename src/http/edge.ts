@@ -10,8 +10,13 @@ export const JSON_LIMIT = 1024 * 1024
 export const UPLOAD_LIMIT = 20 * 1024 * 1024
 /** How long a client may take to send its body. */
 export const BODY_TIMEOUT_MS = 10_000
-/** Longest request target (path and query) taken; Bun itself refuses headers past 64 KiB. */
+/**
+ * Longest request target (path and query) and header block taken. The process runs with Bun's
+ * --max-http-header-size=131072, so heads up to 128 KiB reach this code and are refused as
+ * problem+json (414, 431); Bun itself answers a bare 431 past that.
+ */
 export const URL_LIMIT = 8 * 1024
+export const HEADERS_LIMIT = 16 * 1024
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const INTEGER = /^(0|[1-9][0-9]{0,14})$/
 const DECIMAL = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?$/
@@ -114,6 +119,12 @@ export function edge(root: () => { routes: Route[]; handle: (request: Request) =
         const path = url.slice(url.indexOf('/', url.indexOf('//') + 2))
         return root().handle(new Request(`http://service.internal${path}`, request))
       }
+      let headerBytes = 0
+      request.headers.forEach((value, name) => {
+        headerBytes += name.length + value.length + 4
+      })
+      if (headerBytes > HEADERS_LIMIT)
+        throw new AppError('headers_too_large', `the request headers exceed ${HEADERS_LIMIT} bytes`)
       const path = pathOf(url)
       if (url.length - url.indexOf(path) > URL_LIMIT)
         throw new AppError('uri_too_long', `the path and query exceed ${URL_LIMIT} characters`)

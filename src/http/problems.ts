@@ -21,6 +21,7 @@ const TITLES: Record<ErrorCode, string> = {
   invalid_gtin: 'Invalid GTIN',
   date_label_violation: 'Date-label violation',
   rate_limited: 'Too many requests',
+  headers_too_large: 'Request header fields too large',
   internal_error: 'Internal server error',
   service_unavailable: 'Service unavailable',
 }

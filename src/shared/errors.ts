@@ -17,6 +17,7 @@ export const STATUS = {
   invalid_gtin: 422,
   date_label_violation: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
 } as const

@@ -104,7 +104,7 @@ describe('production image (Dockerfile), replayed without Docker', () => {
   test('the image command is what `npm start` runs', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
     const cmd = JSON.parse(steps.find((s) => s.op === 'CMD')!.args) as string[]
-    expect(pkg.scripts.start).toBe(`exec bun ${cmd.slice(1).join(' ')}`)
+    expect(pkg.scripts.start).toBe(`exec bun ${cmd.slice(1).join(' ')}`) // same flags, same entry
     expect(Object.keys(pkg.dependencies)).toContain('bun')
   })
 })

@@ -165,3 +165,22 @@ describe('crash lines reach the log', () => {
     }
   }, 60_000)
 })
+
+describe("the server's own refusals are problem+json", () => {
+  test('heads up to 128 KiB reach the service: a long query is 414, long headers 431, both problem+json', async () => {
+    const server = await startServer({ DATABASE_URL: databaseUrl })
+    try {
+      const longQuery = await fetch(`${server.url}/retailers/api/v1/retailers?search=${'a'.repeat(20_000)}`)
+      expect(longQuery.status).toBe(414)
+      expect(longQuery.headers.get('content-type')).toStartWith('application/problem+json')
+      expect(((await longQuery.json()) as { code: string }).code).toBe('uri_too_long')
+      const longHeaders = await fetch(`${server.url}/healthz`, { headers: { 'x-padding': 'p'.repeat(40_000) } })
+      expect(longHeaders.status).toBe(431)
+      expect(longHeaders.headers.get('content-type')).toStartWith('application/problem+json')
+      expect(((await longHeaders.json()) as { code: string }).code).toBe('headers_too_large')
+    } finally {
+      server.kill('SIGTERM')
+      await server.exited
+    }
+  }, 60_000)
+})

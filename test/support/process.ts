@@ -75,7 +75,11 @@ export async function waitForHealth(url: string, ms = 30_000) {
 /** `bun main.ts` (what `npm start` runs) on a free port; resolves once healthy. */
 export async function startServer(env: Record<string, string>) {
   const port = await freePort()
-  const server = start([process.execPath, 'main.ts'], { PORT: String(port), HOST: '127.0.0.1', ...env })
+  const server = start([process.execPath, '--max-http-header-size=131072', 'main.ts'], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...env,
+  })
   const url = `http://127.0.0.1:${port}`
   await Promise.race([
     waitForHealth(url),
