@@ -5,8 +5,7 @@ import { PageQuery } from '../shared/pagination'
 import { Chars, Enum } from '../shared/schema-types'
 import { API_KEY_ROLES, MEMBER_ROLES } from './roles'
 
-const Email = t.String({
-  maxLength: 320,
+const Email = Chars(320, {
   pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
   error: 'must be an email address of at most 320 characters',
 })

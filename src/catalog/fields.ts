@@ -55,8 +55,7 @@ export const PRODUCT_FIELDS = {
   description: text(10_000, { column: 'description', contributable: true, dateLabels: true, search: 'C' }),
   image_url: {
     column: 'imageUrl',
-    input: t.String({
-      maxLength: 2048,
+    input: Chars(2048, {
       pattern: '^(https?://[^\\s/?#]+[^\\s]*)?$',
       error: 'must be an absolute http(s) URL of at most 2048 characters, or empty',
     }),

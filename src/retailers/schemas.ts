@@ -28,8 +28,7 @@ const fields = {
   is_online: t.Optional(t.Boolean()),
   is_physical: t.Optional(t.Boolean()),
   website: t.Optional(
-    t.String({
-      maxLength: 2048,
+    Chars(2048, {
       pattern: '^(https?://[^\\s/?#]+[^\\s]*)?$',
       error: 'must be an absolute http(s) URL of at most 2048 characters, or empty',
     }),

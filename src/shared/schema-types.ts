@@ -29,10 +29,18 @@ export function charCount(text: string, stopAfter = Number.POSITIVE_INFINITY): n
   return n
 }
 
-TypeRegistry.Set('Chars', (schema: { minLength?: number; maxLength: number }, value) => {
+const patterns = new Map<string, RegExp>()
+TypeRegistry.Set('Chars', (schema: { minLength?: number; maxLength: number; pattern?: string }, value) => {
   if (typeof value !== 'string') return false
   const n = charCount(value, schema.maxLength)
-  return n <= schema.maxLength && n >= (schema.minLength ?? 0)
+  if (n > schema.maxLength || n < (schema.minLength ?? 0)) return false
+  if (schema.pattern === undefined) return true
+  let pattern = patterns.get(schema.pattern)
+  if (!pattern) {
+    pattern = new RegExp(schema.pattern)
+    patterns.set(schema.pattern, pattern)
+  }
+  return pattern.test(value)
 })
 
 /**
@@ -42,5 +50,5 @@ TypeRegistry.Set('Chars', (schema: { minLength?: number; maxLength: number }, va
  */
 export const Chars = (
   maxLength: number,
-  options: { minLength?: number; description?: string; default?: string } = {},
+  options: { minLength?: number; pattern?: string; error?: string; description?: string; default?: string } = {},
 ) => t.Unsafe<string>({ [Kind]: 'Chars', type: 'string', maxLength, ...options })
