@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
-import { Binary, errorResponses } from '../http/openapi'
+import { Binary, errorResponses, Problem } from '../http/openapi'
 import { AppError } from '../shared/errors'
 import { CONTENT_TYPES } from './barcodes'
 import { Batch, BatchCsvQuery, BatchParams, BatchRequest } from './batch-schemas'
@@ -32,7 +32,7 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
         tags,
         summary: 'Generate a 1D barcode (spec #8)',
         description:
-          'Exact physical size: bars are whole multiples of module_width, total width = modules × module_width + 2 × quiet_zone, bars module_height tall (EAN/UPC guard bars extend 5 modules into standard-size text). svg is in millimetres; png has an opaque white background at `dpi` (default 300); eps is EPS 3.0 with a point bounding box; pdf is one page of vector paths. Text is OCR-B. 422 when barcode_type cannot carry the input (with the reason) or a check digit or Application Identifier is wrong.',
+          'Exact physical size: bars are whole multiples of module_width, total width = modules × module_width + 2 × quiet_zone, bars module_height tall (EAN/UPC guard bars extend 5 modules into standard-size text). svg is in millimetres; png has an opaque white background at `dpi` (default 300); eps is EPS 3.0 with a point bounding box; pdf is one page of vector paths. Text is OCR-B. 422 when barcode_type cannot carry the input (with the reason) or a check digit or Application Identifier is wrong, and when a PNG would exceed 24 million pixels (the message gives its size). Rendered on a worker thread; 503 with Retry-After when the renderer is saturated.',
       },
     },
   )
@@ -72,7 +72,7 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
         tags,
         summary: 'Start a batch export',
         description:
-          'Up to 10,000 items as JSON (`items`, options as in spec #8, `output` sheet or zip, `template` a4-3x8 or letter-3x10) or as a CSV upload (Content-Type text/csv, columns gtin and optional label, options as query parameters; up to 20 MiB). Runs as a pg-boss job: poll the batch for status, progress and per-row errors (invalid rows are skipped), then download. A sheet is a vector PDF of labels, each symbol centred and scaled into its label.',
+          'Up to 10,000 items as JSON (`items`, options as in spec #8, `output` sheet or zip, `template` a4-3x8 or letter-3x10) or as a CSV upload (Content-Type text/csv, columns gtin and optional label, options as query parameters; up to 20 MiB). Runs as a pg-boss job: poll the batch for status, progress and per-row errors (invalid rows are skipped), then download. A sheet is a vector PDF of labels, each symbol centred and scaled into its label. An organization may have 2 batches queued or running and start 20 per hour (429 with Retry-After). The output is kept 24 hours after success (`expires_at`).',
       },
     },
   )
@@ -101,11 +101,13 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
       response: {
         200: Binary(['application/pdf', 'application/zip'], 'the label sheet (PDF) or the zip of files'),
         ...errorResponses,
+        410: Problem,
       },
       detail: {
         tags,
         summary: 'Download a batch',
-        description: 'Streams the PDF (sheet) or zip. 409 `conflict` until the batch has succeeded.',
+        description:
+          'Streams the PDF (sheet) or zip. 409 `conflict` until the batch has succeeded; 410 `gone` once its output has expired (`expires_at`, BATCH_RETENTION_HOURS after success, default 24).',
       },
     },
   )

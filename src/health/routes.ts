@@ -18,7 +18,7 @@ export const healthRoutes = new Elysia({ name: 'health' })
       return ready ? { status: 'ok', checks } : status(503, { status: 'unavailable', checks })
     },
     {
-      response: { 200: Health, 503: Health, ...errorResponses },
+      response: { 200: Health, ...errorResponses, 503: Health },
       detail: { tags: ['Health'], summary: 'Database reachable and migrations applied', security: [] },
     },
   )

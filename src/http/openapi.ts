@@ -24,12 +24,17 @@ export const errorResponses = {
   401: Problem,
   403: Problem,
   404: Problem,
+  405: Problem,
+  408: Problem,
   409: Problem,
   413: Problem,
+  414: Problem,
   415: Problem,
   422: Problem,
   429: Problem,
+  431: Problem,
   500: Problem,
+  503: Problem,
 }
 
 /** A response or upload body that is a file of one of `mediaTypes` (the document says so). */
