@@ -35,7 +35,9 @@ describe('quick start (contract §1)', () => {
       env,
     )
     expect(cli.code).toBe(0)
-    const lines = cli.output.trim().split('\n')
+    // one JSON line on stdout; logs, if any, go to stderr (shown here when the check fails)
+    const lines = cli.stdout.trim().split('\n')
+    if (lines.length !== 1) console.error('CLI output (stdout and stderr):', cli.output)
     expect(lines).toHaveLength(1)
     const printed = JSON.parse(lines[0]!)
     expect(Object.keys(printed)).toEqual(['organization_id', 'api_key', 'role'])
@@ -61,7 +63,7 @@ describe('quick start (contract §1)', () => {
         env,
       )
       expect(second.code).toBe(0)
-      expect(JSON.parse(second.output.trim()).organization_id).toMatch(/^[2-9A-HJ-NP-Za-km-z]{22}$/)
+      expect(JSON.parse(second.stdout.trim()).organization_id).toMatch(/^[2-9A-HJ-NP-Za-km-z]{22}$/)
     } finally {
       server.kill('SIGTERM')
     }

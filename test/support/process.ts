@@ -16,7 +16,10 @@ export function freePort(): Promise<number> {
 
 export type Spawned = {
   proc: ChildProcess
+  /** stdout and stderr, interleaved */
   output: () => string
+  /** stdout alone (what a command prints, as opposed to what it logs) */
+  stdout: () => string
   exited: Promise<number | null>
   /** Signals the whole process group (npm and the bun it starts). */
   kill: (signal: NodeJS.Signals) => void
@@ -38,13 +41,18 @@ export function start(
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  proc.stdout!.on('data', (d) => (out += d))
+  let stdout = ''
+  proc.stdout!.on('data', (d) => {
+    out += d
+    stdout += d
+  })
   proc.stderr!.on('data', (d) => (out += d))
   // 'close': every process holding the pipes (npm and the bun under it) has ended
   const exited = new Promise<number | null>((done) => proc.on('close', (code) => done(code)))
   return {
     proc,
     output: () => out,
+    stdout: () => stdout,
     exited,
     kill: (signal) => {
       try {
@@ -58,7 +66,7 @@ export function start(
 export async function run(cmd: string[], env: Record<string, string>) {
   const p = start(cmd, env)
   const code = await p.exited
-  return { code, output: p.output() }
+  return { code, output: p.output(), stdout: p.stdout() }
 }
 
 export async function waitForHealth(url: string, ms = 30_000) {
