@@ -3,9 +3,9 @@ import { db } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
 import { members } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
-import { AppError, invalidField, notFound } from '../shared/errors'
+import { AppError, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
-import { type Metadata, mergeMetadata, metadataFits } from '../shared/metadata'
+import { type Metadata, mergeMetadata } from '../shared/metadata'
 import { likeSubstring, type PageQuery, paginate } from '../shared/pagination'
 import { type MemberRole, ROLE_DISPLAY } from './roles'
 
@@ -56,7 +56,7 @@ export async function addMember(ex: Executor, organizationId: string, input: Mem
         organizationId,
         userEmail: input.user_email,
         userName: input.user_name ?? '',
-        userMetadata: mergeMetadata({}, input.user_metadata),
+        userMetadata: mergeMetadata({}, input.user_metadata, 'user_metadata'),
         role: input.role,
       })
       .returning()
@@ -98,8 +98,7 @@ export function updateMember(ex: Executor, organizationId: string, id: string, p
       (await otherOwners(tx, organizationId, id)) === 0
     )
       throw new AppError('conflict', 'the organization must keep at least one owner')
-    const userMetadata = mergeMetadata(row.userMetadata, patch.user_metadata)
-    if (!metadataFits(userMetadata)) throw invalidField('user_metadata', 'would exceed 50 keys')
+    const userMetadata = mergeMetadata(row.userMetadata, patch.user_metadata, 'user_metadata')
     const [updated] = await tx
       .update(members)
       .set({ userName: patch.user_name ?? row.userName, userMetadata, role: patch.role ?? row.role })

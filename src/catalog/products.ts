@@ -5,8 +5,8 @@ import { prepared } from '../db/prepared'
 import { brands, products } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
-import { AppError, type FieldError, invalidField, notFound } from '../shared/errors'
-import { mergeMetadata, metadataFits } from '../shared/metadata'
+import { AppError, type FieldError, notFound } from '../shared/errors'
+import { mergeMetadata } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
 import { brandFor, brandRecord, organizationProfile, verificationFor } from './brands'
 import { dateLabelViolations } from './date-labels'
@@ -163,7 +163,6 @@ export async function updateProduct(ex: Executor, organizationId: string, gtinIn
     const found = await lockOwned(tx, organizationId, gtin)
     const { product } = found
     const metadata = mergeMetadata(product.metadata, patch.metadata)
-    if (!metadataFits(metadata)) throw invalidField('metadata', 'would exceed 50 keys')
     // a patch that restates what the owner already said changes nothing: no write, no event
     if (JSON.stringify(metadata) === JSON.stringify(product.metadata) && (await restatesOwner(tx, product.id, patch)))
       return toProductResource(found)

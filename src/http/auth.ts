@@ -45,7 +45,10 @@ export const auth = new Elysia({ name: 'auth' })
       resolve({ caller, params }) {
         if (!caller) throw unauthenticated()
         if (!roleAllows(caller.role, need.role))
-          throw new AppError('forbidden', `this action needs a ${need.role} key; this key is ${caller.role}`)
+          throw new AppError(
+            'forbidden',
+            `this action needs ${/^[aeiou]/.test(need.role) ? 'an' : 'a'} ${need.role} key; this key is ${caller.role}`,
+          )
         if (need.org) {
           const raw = (params as Record<string, string>)[need.org]
           if (!raw || parseId(raw) !== caller.organizationId)

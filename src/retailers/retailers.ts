@@ -8,7 +8,7 @@ import type { EventType } from '../events/types'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { hasValidCheckDigit } from '../shared/gs1'
 import { toShortId } from '../shared/ids'
-import { type Metadata, mergeMetadata, metadataFits } from '../shared/metadata'
+import { type Metadata, mergeMetadata } from '../shared/metadata'
 import { likeSubstring, type PageQuery, paginate } from '../shared/pagination'
 
 type RetailerRow = typeof retailers.$inferSelect
@@ -153,7 +153,6 @@ export function updateRetailer(ex: Executor, organizationId: string, id: string,
       .for('update')
     if (!row) throw notFound('retailer')
     const metadata = mergeMetadata(row.metadata, patch.metadata)
-    if (!metadataFits(metadata)) throw invalidField('metadata', 'would exceed 50 keys')
     const given = {
       name: patch.name,
       metadata,
