@@ -2,14 +2,21 @@ import type { PgBoss } from 'pg-boss'
 import { createQueue } from '../src/db/queues'
 import { barcodeBatch, barcodeExpire } from './barcode-batch'
 import { type Binding, bind } from './binding'
-import { catalogPromote } from './catalog-promote'
+import { catalogPromote, catalogVerify } from './catalog-promote'
 import { consumerBindings, eventsDispatch } from './events'
 
 /**
  * Binds handlers to the queues the features declare (src/<feature>/queues.ts and event consumers).
  * Nothing in src/ imports this folder; the process entry (main.ts) and tests do.
  */
-const bindings = (): Binding[] => [catalogPromote, barcodeBatch, barcodeExpire, eventsDispatch, ...consumerBindings()]
+const bindings = (): Binding[] => [
+  catalogPromote,
+  catalogVerify,
+  barcodeBatch,
+  barcodeExpire,
+  eventsDispatch,
+  ...consumerBindings(),
+]
 
 /** Every process creates the queues it may send to (idempotent), dead-letter queues first. */
 export async function createQueues(): Promise<void> {

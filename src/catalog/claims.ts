@@ -3,10 +3,11 @@ import { products } from '../db/schema'
 import { type Executor, inTransaction } from '../db/tx'
 import { emit } from '../events/outbox'
 import { AppError, notFound } from '../shared/errors'
-import { brandFor, organizationProfile, verificationFor } from './brands'
+import { brandFor, organizationProfile } from './brands'
 import { normalizeGtin } from './gtin'
 import { lockOwned } from './products'
 import { findProduct, toProductResource } from './resource'
+import { sendVerificationSignals } from './verification'
 
 /**
  * Claim an existing GTIN: the product links to a brand of the claiming organization (its brand's
@@ -22,18 +23,14 @@ export function claimProduct(ex: Executor, organizationId: string, gtinInput: st
     if (product.ownerId !== null || found.brandOrg !== null)
       throw new AppError('already_claimed', `${gtin} is claimed by another organization`)
     const org = await organizationProfile(tx, organizationId)
-    const brandId = await brandFor(tx, organizationId, found.brandName || org.name)
+    const brandId = found.brandName ? await brandFor(tx, organizationId, found.brandName) : null
     await tx
       .update(products)
-      .set({
-        ownerId: organizationId,
-        brandId,
-        claimVerificationStatus: verificationFor(gtin, org.prefixes),
-        modified: new Date(),
-      })
+      .set({ ownerId: organizationId, brandId, claimVerificationStatus: 'unverified', modified: new Date() })
       .where(eq(products.id, product.id))
     const resource = toProductResource((await findProduct(tx, gtin))!)
     await emit(tx, { eventType: 'product.claimed', organizationId, subjectId: product.id, data: resource })
+    await sendVerificationSignals(tx, product.id, organizationId, gtin, org.prefixes)
     return resource
   })
 }

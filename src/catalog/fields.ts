@@ -2,6 +2,7 @@ import { type TOptional, type TSchema, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { products } from '../db/schema/catalog'
 import { UOMS } from '../db/schema/catalog'
+import { CountryCode } from '../shared/countries'
 import { Chars, Enum } from '../shared/schema-types'
 
 type Column = keyof typeof products.$inferSelect
@@ -65,11 +66,7 @@ export const PRODUCT_FIELDS = {
   },
   country_of_origin: {
     column: 'countryOfOrigin',
-    input: t.String({
-      maxLength: 2,
-      pattern: '^([A-Za-z]{2})?$',
-      error: 'must be an ISO 3166-1 alpha-2 code or empty',
-    }),
+    input: CountryCode(),
     output: Out,
     contributable: true as const,
     feed: true as const,

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
+import { and, asc, eq, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
 import { prepared } from '../db/prepared'
@@ -8,7 +8,7 @@ import { emit } from '../events/outbox'
 import { AppError, type FieldError, notFound } from '../shared/errors'
 import { mergeMetadata } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
-import { brandFor, brandRecord, organizationProfile, verificationFor } from './brands'
+import { brandFor, brandRecord, organizationProfile } from './brands'
 import { dateLabelViolations } from './date-labels'
 import { FIELD_COLUMNS, normalizeField, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
@@ -24,6 +24,7 @@ import {
 } from './provenance'
 import { findProduct, productSelection, selectProducts, toProductResource } from './resource'
 import type { ProductCreate, ProductPatch } from './schemas'
+import { sendVerificationSignals } from './verification'
 
 /** 422 `date_label_violation` naming each field and phrase (AB 660); registration only. */
 function rejectDateLabels(input: ProductPatch) {
@@ -66,7 +67,8 @@ export async function createProduct(ex: Executor, organizationId: string, input:
   try {
     return await inTransaction(ex, async (tx) => {
       const org = await organizationProfile(tx, organizationId)
-      const brand = await brandRecord(tx, organizationId, input.brand || org.name)
+      // spec: brand is empty when no brand is linked; none is made up from the organization's name
+      const brand = input.brand ? await brandRecord(tx, organizationId, input.brand) : null
       // a new product's candidates are exactly the ones given: decided here, written with it
       const id = crypto.randomUUID()
       const candidates = candidateRows(id, input, 'claimed', organizationId)
@@ -77,17 +79,22 @@ export async function createProduct(ex: Executor, organizationId: string, input:
           gtin,
           ...columnsFrom(input),
           ...ingredientColumns(input.ingredients_text),
-          brandId: brand.id,
+          brandId: brand?.id ?? null,
           ownerId: organizationId,
-          claimVerificationStatus: verificationFor(gtin, org.prefixes),
+          claimVerificationStatus: 'unverified',
           dataSource: 'claimed',
           metadata: mergeMetadata({}, input.metadata),
           ...summarize(decide(candidates)),
         })
         .returning()
       await insertCandidates(tx, candidates)
-      const resource = toProductResource({ product: row!, brandName: brand.name, brandOrg: organizationId })
+      const resource = toProductResource({
+        product: row!,
+        brandName: brand?.name ?? null,
+        brandOrg: brand ? organizationId : null,
+      })
       await emit(tx, { eventType: 'product.created', organizationId, subjectId: id, data: resource })
+      await sendVerificationSignals(tx, id, organizationId, gtin, org.prefixes)
       return resource
     })
   } catch (err) {
@@ -114,8 +121,9 @@ export type ProductFilter = { organization_id?: string; claimed?: 'true' | 'fals
 export function listProducts(filter: ProductFilter, page: PageQuery) {
   const conditions: SQL[] = []
   if (filter.organization_id) conditions.push(eq(products.ownerId, filter.organization_id))
-  if (filter.claimed === 'true') conditions.push(isNotNull(brands.organizationId))
-  if (filter.claimed === 'false') conditions.push(isNull(brands.organizationId))
+  // is_claimed: an owner, or a brand that belongs to an organization (toProductResource)
+  if (filter.claimed === 'true') conditions.push(or(isNotNull(products.ownerId), isNotNull(brands.organizationId))!)
+  if (filter.claimed === 'false') conditions.push(and(isNull(products.ownerId), isNull(brands.organizationId))!)
   const where = conditions.length ? and(...conditions) : undefined
   const base = () =>
     db

@@ -21,7 +21,8 @@ export function toProductResource({ product: p, brandName, brandOrg }: ProductWi
   return {
     id: toShortId(p.id),
     gtin: p.gtin,
-    is_claimed: brandOrg !== null,
+    // claimed by a brand owner: the product has an owner, or its brand belongs to an organization
+    is_claimed: p.ownerId !== null || brandOrg !== null,
     data_source: p.dataSource,
     confidence_score: p.confidenceScore,
     field_confidence: p.fieldConfidence,

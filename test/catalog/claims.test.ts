@@ -3,6 +3,7 @@ import { parseId } from '../../src/shared/ids'
 import {
   createKey,
   createOrganization,
+  eventually,
   expectProblem,
   PRODUCT_FIELDS,
   PRODUCTS,
@@ -67,7 +68,14 @@ describe('claim and unclaim (spec #3)', () => {
     ])
     await post(PRODUCTS, { gtin }, a.key)
     await del(`${PRODUCTS}/${gtin}`, a.key)
-    expect((await post(`${PRODUCTS}/${gtin}/claim`, {}, b.key)).json.claim_verification_status).toBe('prefix_matched')
+    expect((await post(`${PRODUCTS}/${gtin}/claim`, {}, b.key)).json.claim_verification_status).toBe('unverified')
+    // the prefix signal follows as a job
+    expect(
+      await eventually(async () => {
+        const status = (await get(`${PRODUCTS}/${gtin}`, b.key)).json.claim_verification_status
+        return status === 'prefix_matched' ? status : null
+      }),
+    ).toBe('prefix_matched')
   })
 
   test('only the owner can unclaim (403); body organization_id of another org is 403; readonly 403', async () => {

@@ -3,6 +3,7 @@ import { parseId } from '../../src/shared/ids'
 import {
   createKey,
   createOrganization,
+  eventually,
   expectProblem,
   PRODUCT_FIELDS,
   PRODUCTS,
@@ -64,7 +65,8 @@ describe('create (spec #11)', () => {
       created: expect.any(String),
       modified: expect.any(String),
     })
-    expect(res.json.brand).toStartWith('Org-') // no brand given: the organization's name
+    expect(res.json.brand).toBe('') // spec: empty when no brand is linked (issue 11: not the organization's name)
+    expect(res.json.is_claimed).toBe(true) // the claim, not a brand, makes it claimed
     const events = await sql<{ event_type: string }>('select event_type from events where subject_id = $1', [
       parseId(res.json.id),
     ])
@@ -112,12 +114,25 @@ describe('create (spec #11)', () => {
       ...rest,
       gtin: `0${gtin}`,
       country_of_origin: 'DE',
-      claim_verification_status: 'prefix_matched',
+      claim_verification_status: 'unverified', // a create records the claim; signals upgrade it
       is_claimed: true,
     })
     expect(res.json.field_confidence.product_name).toBe(1)
     expect(res.json.confidence_score).toBe(1)
-    expect((await get(`${PRODUCTS}/${gtin}`, org.key)).json).toEqual(res.json)
+    // the GS1 prefix signal, applied by the catalog.verify job, moves it to prefix_matched
+    const verified = await eventually(async () => {
+      const now = (await get(`${PRODUCTS}/${gtin}`, org.key)).json
+      return now.claim_verification_status === 'prefix_matched' ? now : null
+    })
+    expect({ ...verified, claim_verification_status: 'unverified', modified: res.json.modified }).toEqual(res.json)
+    const events = await sql<{ event_type: string; status: string }>(
+      `select event_type, data->>'claim_verification_status' status from events where subject_id = $1 order by created, id`,
+      [parseId(res.json.id)],
+    )
+    expect(events).toEqual([
+      { event_type: 'product.created', status: 'unverified' },
+      { event_type: 'product.updated', status: 'prefix_matched' },
+    ])
   })
 
   test('409 gtin_exists for a GTIN already there, in any written form; nothing written', async () => {

@@ -124,3 +124,14 @@ export const PRODUCT_FIELDS = [
   'width',
   'width_uom',
 ]
+
+/** Polls `check` until it returns a value (not null), for work done by background jobs. */
+export async function eventually<T>(check: () => Promise<T | null>, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms
+  for (;;) {
+    const value = await check()
+    if (value !== null) return value
+    if (Date.now() > until) throw new Error('timed out waiting for background work')
+    await Bun.sleep(100)
+  }
+}
