@@ -5,7 +5,7 @@ import { analyzeIngredients, substanceCount } from '../../src/catalog/ingredient
 import data from '../../src/catalog/ingredients/substances.json'
 
 type Case = { id: string; text: string; contains: string[]; may_contain: string[] }
-// a copy of shared/data/ingredients/cases.json, so a clone without ../shared runs it
+// the repository's copy of the sample ingredient cases (test/fixtures), so a bare clone runs it
 const CASES = join(import.meta.dir, '..', 'fixtures', 'ingredients', 'cases.json')
 const cases = JSON.parse(readFileSync(CASES, 'utf8')) as Case[]
 
