@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { analyzeIngredients, substanceCount } from '../../src/catalog/ingredients/analyze'
+import { analyzeIngredients, substanceCount, substanceSlug } from '../../src/catalog/ingredients/analyze'
 import data from '../../src/catalog/ingredients/substances.json'
 
 type Case = { id: string; text: string; contains: string[]; may_contain: string[] }
@@ -49,9 +49,9 @@ describe('substance matching', () => {
   test('spans, confidences: exact and synonym high, E-number, fuzzy lower', () => {
     const r = analyzeIngredients('Sugar, Palm Oil, E250, sodium metebisulfite, hazelnuts (12%)')
     const bySlug = Object.fromEntries(r.substances.map((s) => [s.slug, s]))
-    expect(bySlug.sugar).toEqual({ slug: 'sugar', span: 'sugar', confidence: 1 })
-    expect(bySlug['palm-oil']).toEqual({ slug: 'palm-oil', span: 'palm oil', confidence: 1 })
-    expect(bySlug['sodium-nitrite']!.confidence).toBe(0.95)
+    expect(bySlug.sugar).toEqual({ slug: 'sugar', span: 'Sugar', confidence: 1 })
+    expect(bySlug['palm-oil']).toEqual({ slug: 'palm-oil', span: 'Palm Oil', confidence: 1 })
+    expect(bySlug.e250).toEqual({ slug: 'e250', span: 'E250', confidence: 0.95 })
     expect(bySlug.sulphite!.confidence).toBe(0.6)
     expect(bySlug.hazelnut).toMatchObject({ span: 'hazelnuts', confidence: 0.9 })
     expect(r.contains).toEqual(['nuts', 'sulphur-dioxide-and-sulphites'])
@@ -69,7 +69,29 @@ describe('substance matching', () => {
     expect(r.mayContain).toEqual(['milk', 'nuts'])
   })
 
+  test('spans are quoted as written on the label, mark-up and percentages aside', () => {
+    const r = analyzeIngredients('Sugar, whole MILK powder 12 %, _Noisettes_ (5,5%), Œufs frais. Peut contenir : SOJA.')
+    expect(r.substances.map((s) => s.span)).toEqual(['Sugar', 'whole MILK powder', 'Noisettes', 'Œufs frais'])
+    expect(r.mayContain).toEqual(['soybeans'])
+  })
+
+  test('additives are Open Food Facts ingredient ids: the E-number, by number or by name', () => {
+    const slugs = (text: string) => analyzeIngredients(text).substances.map((s) => s.slug)
+    expect(slugs('E 250')).toEqual(['e250'])
+    expect(slugs('sodium nitrite')).toEqual(['e250'])
+    expect(slugs('aspartame, E-330')).toEqual(['e951', 'e330'])
+    // An E-number of a group is its own id; the group's name keeps the group's id.
+    expect(slugs('E221')).toEqual(['e221'])
+    expect(slugs('sulphites')).toEqual(['sulphite'])
+    expect(substanceSlug('sodium-nitrite')).toBe('e250')
+    expect(substanceSlug('E250')).toBe('e250')
+    expect(substanceSlug('palm-oil')).toBe('palm-oil')
+    expect(substanceSlug('no-such-thing')).toBeNull()
+  })
+
   test('certifications from label claims', () => {
+    expect(analyzeIngredients('Oats. USDA Organic.').certifications).toEqual(['organic', 'usda-organic'])
+    expect(analyzeIngredients('Avoine. FR-BIO-01').certifications).toEqual(['organic', 'eu-organic'])
     expect(analyzeIngredients('Organic oats (Fairtrade).').certifications).toEqual(['organic', 'fair-trade'])
     expect(analyzeIngredients('Flocons d avoine*. *Issu de l agriculture biologique').certifications).toEqual([
       'organic',

@@ -8,6 +8,10 @@ import data from './substances.json'
  * ("may contain", "peut contenir", "traces possibles de", …) up to the end of their sentence give
  * `mayContain`; everything else gives `contains`. Confidence: the substance's main name 1.0, another
  * name 0.9, an E-number 0.95, a compound-word prefix 0.75, a one-letter misspelling 0.6.
+ *
+ * Slugs are Open Food Facts ingredient ids: an additive with one E-number is that E-number (`e250`,
+ * whether the label says "E250" or "sodium nitrite"); an E-number of a group ("E221", a sulphite)
+ * is its own id. A span is quoted as written on the label ("whole MILK powder").
  */
 
 export type IngredientAnalysis = {
@@ -17,23 +21,60 @@ export type IngredientAnalysis = {
   substances: SubstanceMatch[]
 }
 
-type Substance = { slug: string; allergen: string | null; names: string[]; e?: string[] }
-type Entry = { tokens: string[]; substance: Substance; confidence: number; prefix: boolean }
+type Substance = { slug: string; allergen: string | null; names: string[]; e?: string[]; name_slug?: string }
+/** A name to match; `slug` is the substance's, or the E-number's own when it names one of a group. */
+type Entry = { tokens: string[]; substance: Substance; slug: string; confidence: number; prefix: boolean }
 
 const SUBSTANCES = data.substances as Substance[]
 
-/** Lower case without accents or mark-up; E-numbers as one word ("E 250" -> "e250"). */
-export function foldText(text: string): string {
-  return text
-    .toLowerCase()
-    .replaceAll('œ', 'oe')
-    .replaceAll('æ', 'ae')
-    .replaceAll('ß', 'ss')
-    .replaceAll('ø', 'o')
+const FOLD_LETTERS: Record<string, string> = { œ: 'oe', æ: 'ae', ß: 'ss', ø: 'o' }
+
+/** One character folded: lower case, ligatures spelt out, accents and mark-up removed. */
+function foldChar(char: string): string {
+  const lower = char.toLowerCase()
+  return (FOLD_LETTERS[lower] ?? lower)
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .replace(/[_'’`´^*+#&]/g, ' ')
-    .replace(/\be[\s-]?(\d{3,4}[a-z]?)\b/g, 'e$1')
+}
+
+const E_NUMBER = /\be[\s-]?(\d{3,4}[a-z]?)\b/g
+
+/**
+ * The folded text and, for each of its characters, where the character it came from starts and
+ * ends in the label text, so a span found in the folded text is quoted as written.
+ */
+function foldWithOrigin(text: string): { folded: string; from: number[]; to: number[] } {
+  let folded = ''
+  let from: number[] = []
+  let to: number[] = []
+  for (let i = 0; i < text.length; ) {
+    const char = String.fromCodePoint(text.codePointAt(i)!)
+    const out = foldChar(char)
+    for (let k = 0; k < out.length; k++) {
+      from.push(i)
+      to.push(i + char.length)
+    }
+    folded += out
+    i += char.length
+  }
+  // E-numbers as one word ("E 250" -> "e250"): drop the separator and its origin entries.
+  const drop = new Set<number>()
+  for (const m of folded.matchAll(E_NUMBER)) if (m[0].length === m[1]!.length + 2) drop.add(m.index + 1)
+  if (drop.size > 0) {
+    folded = folded
+      .split('')
+      .filter((_, i) => !drop.has(i))
+      .join('')
+    from = from.filter((_, i) => !drop.has(i))
+    to = to.filter((_, i) => !drop.has(i))
+  }
+  return { folded, from, to }
+}
+
+/** Lower case without accents or mark-up; E-numbers as one word ("E 250" -> "e250"). */
+export function foldText(text: string): string {
+  return foldWithOrigin(text).folded
 }
 
 const words = (text: string) => text.split(/[^a-z0-9]+/).filter(Boolean)
@@ -46,7 +87,7 @@ for (const substance of SUBSTANCES) {
   substance.names.forEach((name, i) => {
     const prefix = name.endsWith('*')
     const tokens = words(foldText(name.replace(/\*$/, '')))
-    const entry: Entry = { tokens, substance, confidence: i === 0 ? 1 : 0.9, prefix }
+    const entry: Entry = { tokens, substance, slug: substance.slug, confidence: i === 0 ? 1 : 0.9, prefix }
     if (prefix) prefixes.push({ ...entry, confidence: 0.75 })
     const list = byFirstWord.get(tokens[0]!) ?? []
     list.push(entry)
@@ -55,7 +96,7 @@ for (const substance of SUBSTANCES) {
   })
   for (const e of substance.e ?? []) {
     const list = byFirstWord.get(e) ?? []
-    list.push({ tokens: [e], substance, confidence: 0.95, prefix: false })
+    list.push({ tokens: [e], substance, slug: e, confidence: 0.95, prefix: false })
     byFirstWord.set(e, list)
   }
 }
@@ -88,10 +129,10 @@ function oneEditApart(a: string, b: string): boolean {
   return edits + (a.length - i) + (b.length - j) <= 1
 }
 
-type Found = { substance: Substance; span: string; confidence: number }
+type Found = { slug: string; allergen: string | null; span: string; confidence: number }
 
-/** The substances named in one span. */
-function matchSpan(span: string): Found[] {
+/** The substances named in one span; `quoted` is the span as written on the label. */
+function matchSpan({ text: span, quoted }: Span): Found[] {
   const tokens = words(span)
   const found: Found[] = []
   const used = new Array<boolean>(tokens.length).fill(false)
@@ -109,78 +150,131 @@ function matchSpan(span: string): Found[] {
         prefixes.find((p) => tokens[i]!.startsWith(p.tokens[0]!) && tokens[i]!.length > p.tokens[0]!.length) ?? null
     if (!best) continue
     for (let k = 0; k < best.tokens.length; k++) used[i + k] = true
-    found.push({ substance: best.substance, span: span.trim(), confidence: best.confidence })
+    found.push({ slug: best.slug, allergen: best.substance.allergen, span: quoted, confidence: best.confidence })
     i += best.tokens.length - 1
   }
   tokens.forEach((token, i) => {
     if (used[i] || token.length < 8) return
     const near = fuzzyNames.find((f) => oneEditApart(token, f.tokens[0]!))
-    if (near) found.push({ substance: near.substance, span: span.trim(), confidence: 0.6 })
+    if (near) found.push({ slug: near.slug, allergen: near.substance.allergen, span: quoted, confidence: 0.6 })
   })
   return found
 }
 
-const SPAN_BREAKS = /[,;:()[\]{}/]|\.(?!\d)|\b(?:and|or|et|ou|y|e|und|oder)\b/
+const SPAN_BREAKS = /[,;:()[\]{}/]|\.(?!\d)|\b(?:and|or|et|ou|y|e|und|oder)\b/g
+const PERCENT = /\d+(?:[.,]\d+)?\s*%/g
 
-function spansOf(text: string): string[] {
-  return text
-    .split(SPAN_BREAKS)
-    .map((s) => s.replace(/\d+(?:[.,]\d+)?\s*%/g, ' ').trim())
-    .filter(Boolean)
+type Span = { text: string; quoted: string }
+type Folded = ReturnType<typeof foldWithOrigin>
+
+/** The spans of a masked copy of the folded text, each with its text as written on the label. */
+function spansOf(masked: string, { from, to }: Folded, label: string): Span[] {
+  const spans: Span[] = []
+  const cut = (start: number, end: number) => {
+    const text = masked.slice(start, end).replace(PERCENT, (p) => ' '.repeat(p.length))
+    const first = text.search(/\S/)
+    if (first === -1) return
+    const last = text.length - (text.length - text.trimEnd().length) - 1
+    spans.push({ text: text.trim(), quoted: label.slice(from[start + first], to[start + last]) })
+  }
+  let start = 0
+  for (const m of masked.matchAll(SPAN_BREAKS)) {
+    cut(start, m.index)
+    start = m.index + m[0].length
+  }
+  cut(start, masked.length)
+  return spans
 }
 
 const TRACE_TRIGGERS = data.trace_statements
   .map((t) => words(foldText(t)).join(' '))
   .sort((a, b) => b.length - a.length)
 
-/** Splits the folded text into the ingredient part and the trace-statement part. */
+/**
+ * Two copies of the folded text, aligned with it: the ingredient part with the trace statements
+ * blanked out, and the trace part with everything else blanked out (a blank is a span break). A
+ * trace statement runs from its trigger words ("may contain") to the end of the sentence.
+ */
 function separateTraces(folded: string): { ingredients: string; traces: string } {
-  let ingredients = ''
-  let traces = ''
-  let rest = folded
-  for (;;) {
-    let at = -1
+  const part = new Array<'ingredient' | 'trigger' | 'trace'>(folded.length).fill('ingredient')
+  for (let at = 0; at < folded.length; ) {
+    let start = -1
     let trigger = ''
     for (const t of TRACE_TRIGGERS) {
-      const m = new RegExp(`\\b${t.replaceAll(' ', '\\s+')}\\b`).exec(rest)
-      if (m && (at === -1 || m.index < at)) {
-        at = m.index
+      const m = new RegExp(`\\b${t.replaceAll(' ', '\\s+')}\\b`).exec(folded.slice(at))
+      if (m && (start === -1 || m.index < start)) {
+        start = m.index
         trigger = m[0]
       }
     }
-    if (at === -1) return { ingredients: ingredients + rest, traces }
-    ingredients += `${rest.slice(0, at)}. `
-    const after = rest.slice(at + trigger.length)
-    const end = after.search(/\.(?!\d)/)
-    traces += `${end === -1 ? after : after.slice(0, end)}. `
-    rest = end === -1 ? '' : after.slice(end + 1)
+    if (start === -1) break
+    start += at
+    const after = start + trigger.length
+    const stop = folded.slice(after).search(/\.(?!\d)/)
+    const end = stop === -1 ? folded.length : after + stop
+    part.fill('trigger', start, after)
+    part.fill('trace', after, end)
+    at = end + 1
   }
+  let ingredients = ''
+  let traces = ''
+  for (let i = 0; i < folded.length; i++) {
+    ingredients += part[i] === 'ingredient' ? folded[i] : ';'
+    traces += part[i] === 'trace' ? folded[i] : ';'
+  }
+  return { ingredients, traces }
 }
 
 const CERTIFICATIONS = Object.entries(data.certifications).map(([slug, names]) => ({
   slug,
   patterns: names.map((n) => new RegExp(`\\b${words(foldText(n)).join('\\s+')}\\b`)),
 }))
+// EU organic control body codes (Regulation 2018/848): "FR-BIO-01", "DE-ÖKO-006", "ES-ECO-020-CV".
+const EU_ORGANIC_CODE = /\b[a-z]{2}-(?:bio|oko|eko|eco|org|ekol|bio-org)-\d{2,3}\b/
+// A national or EU organic label is an organic label.
+const IMPLIES: Record<string, string> = { 'usda-organic': 'organic', 'eu-organic': 'organic' }
+
+function certificationsOf(folded: string): string[] {
+  const found = new Set(CERTIFICATIONS.filter((c) => c.patterns.some((p) => p.test(folded))).map((c) => c.slug))
+  if (EU_ORGANIC_CODE.test(folded)) found.add('eu-organic')
+  for (const slug of [...found]) if (IMPLIES[slug]) found.add(IMPLIES[slug])
+  return [...found]
+}
 
 export function analyzeIngredients(text: string): IngredientAnalysis {
-  const folded = foldText(text)
-  const { ingredients, traces } = separateTraces(folded)
-  const inIngredients = spansOf(ingredients).flatMap(matchSpan)
-  const inTraces = spansOf(traces).flatMap(matchSpan)
+  const folding = foldWithOrigin(text)
+  const { ingredients, traces } = separateTraces(folding.folded)
+  const inIngredients = spansOf(ingredients, folding, text).flatMap(matchSpan)
+  const inTraces = spansOf(traces, folding, text).flatMap(matchSpan)
   const allergens = (found: Found[]) =>
-    [...new Set(found.map((f) => f.substance.allergen).filter((a): a is string => a !== null))].sort()
+    [...new Set(found.map((f) => f.allergen).filter((a): a is string => a !== null))].sort()
   const substances = new Map<string, SubstanceMatch>()
   for (const f of inIngredients) {
-    const seen = substances.get(f.substance.slug)
+    const seen = substances.get(f.slug)
     if (!seen || seen.confidence < f.confidence)
-      substances.set(f.substance.slug, { slug: f.substance.slug, span: f.span, confidence: f.confidence })
+      substances.set(f.slug, { slug: f.slug, span: f.span, confidence: f.confidence })
   }
   return {
     contains: allergens(inIngredients),
     mayContain: allergens(inTraces),
-    certifications: CERTIFICATIONS.filter((c) => c.patterns.some((p) => p.test(folded))).map((c) => c.slug),
+    certifications: certificationsOf(folding.folded),
     substances: [...substances.values()],
   }
 }
 
 export const substanceCount = SUBSTANCES.length
+
+const SLUGS = new Map<string, string>()
+for (const s of SUBSTANCES) {
+  SLUGS.set(s.slug, s.slug)
+  if (s.name_slug) SLUGS.set(s.name_slug, s.slug)
+  for (const e of s.e ?? []) SLUGS.set(e, e)
+}
+
+/**
+ * The substance slug a caller means: a slug, an E-number, or the name id of an additive that goes by
+ * its E-number (`sodium-nitrite` is `e250`); null when it names no known substance.
+ */
+export function substanceSlug(slug: string): string | null {
+  return SLUGS.get(slug.toLowerCase()) ?? null
+}
