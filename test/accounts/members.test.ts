@@ -1,4 +1,9 @@
 import { describe, expect, test } from 'bun:test'
+import { removeMember, updateMember } from '../../src/accounts/members'
+import { db } from '../../src/db/client'
+import { transaction } from '../../src/db/tx'
+import type { AppError } from '../../src/shared/errors'
+import { parseId } from '../../src/shared/ids'
 import { createKey, createOrganization, expectProblem, ORGS, type TestOrg, tableCounts } from '../support/fixtures'
 import { del, get, patch, post } from '../support/server'
 
@@ -206,6 +211,44 @@ describe('members (spec #4)', () => {
     // with a second owner, the first can step down
     await patch(`${membersOf(org)}/${id}`, { role: 'owner' }, org.key)
     expect((await patch(`${membersOf(org)}/${owner.id}`, { role: 'viewer' }, org.key)).json.role).toBe('viewer')
+  })
+
+  test('two owners stepping down at once: the second waits for the first and is refused', async () => {
+    const org = await createOrganization()
+    const orgId = parseId(org.id)!
+    const second = await post(membersOf(org), { user_email: 'co-owner@example.test', role: 'owner' }, org.key)
+    const first = (await get(`${membersOf(org)}?role=owner`, org.key)).json.data[0]
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let demoted = () => {}
+    const firstDemoted = new Promise<void>((resolve) => {
+      demoted = resolve
+    })
+    // A demotes the first owner and keeps its transaction open; B then removes the second owner.
+    const a = transaction(async (tx) => {
+      await updateMember(tx, orgId, parseId(first.id)!, { role: 'viewer' })
+      demoted()
+      await held
+    })
+    await firstDemoted
+    let bFinished = false
+    const b = removeMember(db, orgId, parseId(second.json.id)!).then(
+      () => 'removed',
+      (err: AppError) => err.code,
+    )
+    void b.then(() => {
+      bFinished = true
+    })
+    await Bun.sleep(300)
+    const waited = !bFinished // B waits on the organization's owner lock while A is open
+    release()
+    await a
+    expect(waited).toBe(true)
+    expect(await b).toBe('conflict')
+    const owners = (await get(`${membersOf(org)}?role=owner`, org.key)).json.data
+    expect(owners.map((m: { id: string }) => m.id)).toEqual([second.json.id])
   })
 
   test('remove: 204 then 404', async () => {

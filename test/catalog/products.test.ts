@@ -279,6 +279,7 @@ describe('get, list, patch', () => {
     const org = await createOrganization()
     const gtin = uniqueGtin()
     const created = (await post(PRODUCTS, { gtin, product_name: 'Soup', metadata: { a: '1', b: '2' } }, org.key)).json
+    await Bun.sleep(5) // so the patch's time is measurably later than the create's
     const res = await patch(
       `${PRODUCTS}/${gtin}`,
       { description: 'Hearty', metadata: { b: '', c: '3' }, brand: 'Souperb' },
@@ -293,7 +294,11 @@ describe('get, list, patch', () => {
       is_claimed: true,
     })
     expect(res.json.id).toBe(created.id)
-    expect(new Date(res.json.modified).getTime()).toBeGreaterThanOrEqual(new Date(created.modified).getTime())
+    // `modified` moves on with the write, `created` stays; the stored record says the same
+    expect(new Date(res.json.modified).getTime()).toBeGreaterThan(new Date(created.modified).getTime())
+    expect(res.json.created).toBe(created.created)
+    const stored = (await get(`${PRODUCTS}/${gtin}`, org.key)).json
+    expect(stored.modified).toBe(res.json.modified)
     const events = await sql<{ event_type: string }>(
       'select event_type from events where subject_id = $1 order by created, id',
       [parseId(created.id)],

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { promoteProduct } from '../../src/catalog/promotion'
+import { contribute, promoteProduct } from '../../src/catalog/promotion'
 import { db } from '../../src/db/client'
+import { transaction } from '../../src/db/tx'
 import { parseId } from '../../src/shared/ids'
 import {
   createKey,
@@ -215,5 +216,27 @@ describe('provenance and confidence promotion', () => {
     )
     expect(jobs[0]!.n).toBe(1)
     expect(parseId(id)).toBe(id)
+  })
+
+  test('a contribution rolled back leaves no promotion job: the job is sent in its transaction', async () => {
+    const { gtin } = await unclaimedProduct()
+    const c = await createOrganization()
+    const id = await productIdOf(gtin)
+    const failed = await transaction(async (tx) => {
+      const accepted = await contribute(tx, parseId(c.id)!, gtin, { description: 'never kept' })
+      expect(accepted.status).toBe('queued for promotion')
+      throw new Error('the caller gives up')
+    }).catch((err: Error) => err.message)
+    expect(failed).toBe('the caller gives up')
+    const jobs = await sql<{ n: number }>(
+      "select count(*)::int n from pgboss.job where name = 'catalog.promote' and data->>'productId' = $1",
+      [id],
+    )
+    expect(jobs[0]!.n).toBe(0)
+    const candidates = await sql('select 1 from product_candidates where product_id = $1 and value = $2', [
+      id,
+      JSON.stringify('never kept'),
+    ])
+    expect(candidates).toEqual([])
   })
 })
