@@ -1,6 +1,7 @@
 // Barcode benchmark (issue 5):
 //  1. POST /products/api/v1/barcode/ for EAN-13 as svg and as png, concurrency 16, 10 s each;
-//  2. a 10,000-label A4 3x8 sheet PDF (the batch renderer, in its own process): time and peak RSS;
+//  2. a 10,000-label A4 3x8 sheet PDF (the batch renderer, in its own process): time and peak RSS,
+//     without and with a label line (multilingual names, set in the embedded DejaVu Sans subset);
 //  3. in the same run, Debian's zint CLI writing the same 10,000 EAN-13 PNGs, as the native reference.
 //   npm run bench:barcode -- [--seconds 10] [--labels 10000]
 // HTTP load from wrk when installed, else fetch in this process; zint from `apt-get install zint`.
@@ -52,30 +53,50 @@ const gtins = Array.from({ length: LABELS }, (_, i) => {
 writeFileSync(join(work, 'gtins.csv'), `gtin\n${gtins.join('\n')}\n`)
 writeFileSync(join(work, 'gtins.txt'), `${gtins.join('\n')}\n`)
 
-const t0 = performance.now()
-const sheet = Bun.spawn(
-  [
-    process.execPath,
-    'scripts/cli/index.ts',
-    'barcode',
-    'batch',
-    '--input',
-    join(work, 'gtins.csv'),
-    '--output',
-    join(work, 'labels.pdf'),
-  ],
-  {
-    stdout: 'pipe',
-    stderr: 'pipe',
-  },
+// the same GTINs again, each with a label line: names in French, German, Spanish, Polish, Greek, Russian
+const names = await Bun.file('test/fixtures/label-names.json').json()
+const labels: string[] = [
+  ...names.off.map((o: { name: string }) => o.name),
+  ...names.constructed.map((c: { name: string }) => c.name),
+]
+const quote = (v: string) => `"${v.replaceAll('"', '""')}"`
+writeFileSync(
+  join(work, 'labelled.csv'),
+  `gtin,label\n${gtins.map((g, i) => `${g},${quote(labels[i % labels.length]!)}`).join('\n')}\n`,
 )
-await sheet.exited
-const sheetSeconds = (performance.now() - t0) / 1000
-const peakMb = (sheet.resourceUsage()?.maxRSS ?? 0) / 1024 / 1024
-if (sheet.exitCode !== 0) throw new Error(`sheet rendering failed: ${await new Response(sheet.stderr).text()}`)
-const pages = Bun.spawnSync(['sh', '-c', `pdfinfo ${join(work, 'labels.pdf')} 2>/dev/null | grep Pages`])
-  .stdout.toString()
-  .trim()
+
+/** The CLI's batch command writing a sheet PDF, in its own process: seconds, peak RSS, pages. */
+async function sheetRun(csv: string, pdf: string) {
+  const t0 = performance.now()
+  const run = Bun.spawn(
+    [
+      process.execPath,
+      'scripts/cli/index.ts',
+      'barcode',
+      'batch',
+      '--input',
+      join(work, csv),
+      '--output',
+      join(work, pdf),
+    ],
+    {
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  )
+  await run.exited
+  const seconds = (performance.now() - t0) / 1000
+  const peakMb = (run.resourceUsage()?.maxRSS ?? 0) / 1024 / 1024
+  if (run.exitCode !== 0) throw new Error(`sheet rendering failed: ${await new Response(run.stderr).text()}`)
+  const pages = Bun.spawnSync(['sh', '-c', `pdfinfo ${join(work, pdf)} 2>/dev/null | grep Pages`])
+    .stdout.toString()
+    .trim()
+  return { seconds, peakMb, pages }
+}
+
+const plain = await sheetRun('gtins.csv', 'labels.pdf')
+const labelled = await sheetRun('labelled.csv', 'labelled.pdf')
+const sheetSeconds = plain.seconds
 
 let zintSeconds: number | null = null
 if (Bun.spawnSync(['sh', '-c', 'command -v zint']).exitCode === 0) {
@@ -103,7 +124,10 @@ console.log(
 printTable([svg, png])
 console.log(`\nPNG p50: ${png.p50.toFixed(2)} ms (target < 10 ms)`)
 console.log(
-  `\n${LABELS}-label A4 3x8 sheet PDF: ${sheetSeconds.toFixed(2)} s, peak RSS ${peakMb.toFixed(0)} MB (target < 500 MB), ${pages}`,
+  `\n${LABELS}-label A4 3x8 sheet PDF: ${plain.seconds.toFixed(2)} s, peak RSS ${plain.peakMb.toFixed(0)} MB (target < 500 MB), ${plain.pages}`,
+)
+console.log(
+  `the same with a label line on each (${labels.length} names, 6 languages, embedded font subset): ${labelled.seconds.toFixed(2)} s, peak RSS ${labelled.peakMb.toFixed(0)} MB -> labelled / plain = ${(labelled.seconds / plain.seconds).toFixed(2)}x`,
 )
 if (zintSeconds !== null)
   console.log(

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
-import { advanceOf, type Drawing, FONT_UNITS, outlineOf } from './layout'
+import { cidHex, LABEL_FONT_OBJECTS, LabelFont } from './label-font'
+import { type Drawing, FONT_UNITS, outlineOf } from './layout'
 import { MM_TO_PT, num } from './numbers'
 import { convertPath, PDF } from './paths'
 
@@ -20,12 +21,15 @@ export const TEMPLATES = {
 export type TemplateName = keyof typeof TEMPLATES
 
 const PADDING = 2 // mm inside each label
-const LABEL_TEXT = 2.2 // mm height of the optional label line
+const LABEL_TEXT = 2.2 // mm: the label line's font size (em)
+const LABEL_TEXT_MIN = 1.5 // mm: a long label line shrinks to this before it is cut short with "…"
 
 /**
  * A PDF of label sheets written straight to disk, page by page: memory stays flat whatever the
  * number of labels. (pdf-lib builds whole documents in memory, so sheets use this small writer;
- * single symbols use pdf-lib.) Each OCR-B glyph is one Form XObject, drawn wherever it is needed.
+ * single symbols use pdf-lib.) Each OCR-B glyph of the digits under the bars is one Form XObject,
+ * drawn wherever it is needed; the label line above the symbol is text in an embedded subset of
+ * DejaVu Sans (see label-font.ts), so it can be searched and copied in any language.
  */
 export class SheetWriter {
   #fd: number
@@ -35,6 +39,7 @@ export class SheetWriter {
   #cell = 0
   #content: string[] = []
   #glyphIds = new Map<string, number>()
+  #font = new LabelFont()
   readonly template: (typeof TEMPLATES)[TemplateName]
 
   constructor(path: string, template: TemplateName) {
@@ -95,7 +100,7 @@ export class SheetWriter {
     let height = t.label[1] - 2 * PADDING
     const out = this.#content
     if (label) {
-      this.#text(label.slice(0, 40), left + width / 2, top + LABEL_TEXT * 0.75, LABEL_TEXT)
+      this.#labelLine(label, left, width, top + LABEL_TEXT * 0.75)
       height -= LABEL_TEXT + 0.5
     }
     const scale = Math.min(width / d.width, height / d.height)
@@ -118,18 +123,24 @@ export class SheetWriter {
     if (++this.#cell === t.cols * t.rows) this.#flushPage()
   }
 
-  #text(value: string, centreX: number, baseline: number, size: number) {
-    const advance = (c: string) => size * advanceOf(c)
-    let x = centreX - [...value].reduce((a, c) => a + advance(c), 0) / 2
-    const pageH = this.template.page[1]
-    for (const c of value) {
-      const name = this.#glyph(c)
-      if (name)
-        this.#content.push(
-          `q ${num((size / FONT_UNITS) * MM_TO_PT)} 0 0 ${num((size / FONT_UNITS) * MM_TO_PT)} ${num(x * MM_TO_PT)} ${num((pageH - baseline) * MM_TO_PT)} cm /${name} Do Q`,
-        )
-      x += advance(c)
+  /** The label line, centred; shrunk to fit, then cut short with "…" if it still does not. */
+  #labelLine(value: string, left: number, width: number, baseline: number) {
+    let { cids, advances } = this.#font.set(value)
+    let total = advances.reduce((a, b) => a + b, 0)
+    const size = total * LABEL_TEXT <= width ? LABEL_TEXT : Math.max(LABEL_TEXT_MIN, width / total)
+    if (total * size > width) {
+      const ellipsis = this.#font.set('…')
+      let kept = 0
+      let used = ellipsis.advances[0]!
+      while (kept < cids.length && (used + advances[kept]!) * size <= width) used += advances[kept++]!
+      cids = [...cids.slice(0, kept), ...ellipsis.cids]
+      total = used
     }
+    const x = left + (width - total * size) / 2
+    const y = this.template.page[1] - baseline
+    this.#content.push(
+      `BT /L ${num(size * MM_TO_PT)} Tf ${num(x * MM_TO_PT)} ${num(y * MM_TO_PT)} Td <${cidHex(cids)}> Tj ET`,
+    )
   }
 
   #flushPage() {
@@ -156,7 +167,14 @@ export class SheetWriter {
   close() {
     this.#flushPage()
     const glyphs = [...this.#glyphIds.values()].map((id) => `/G${id} ${id} 0 R`).join(' ')
-    this.#object(3, `<< /XObject << ${glyphs} >> >>`)
+    let fonts = ''
+    if (this.#font.used) {
+      const first = this.#reserve()
+      for (let k = 1; k < LABEL_FONT_OBJECTS; k++) this.#reserve()
+      this.#font.write(first, (id, body, dict) => this.#object(id, body, dict))
+      fonts = ` /Font << /L ${first} 0 R >>`
+    }
+    this.#object(3, `<< /XObject << ${glyphs} >>${fonts} >>`)
     this.#object(
       2,
       `<< /Type /Pages /Kids [${this.#pages.map((p) => `${p} 0 R`).join(' ')}] /Count ${this.#pages.length} >>`,
