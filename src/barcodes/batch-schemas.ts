@@ -21,7 +21,12 @@ export const BatchRequest = t.Object(
   {
     items: t.Array(
       t.Object(
-        { gtin: t.String({ minLength: 1, maxLength: 100 }), label: t.Optional(Chars(100)) },
+        {
+          gtin: t.String({ minLength: 1, maxLength: 100 }),
+          label: t.Optional(
+            Chars(100, { description: 'printed above the symbol on sheets (any Latin, Greek or Cyrillic text)' }),
+          ),
+        },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: MAX_BATCH_ITEMS },
