@@ -72,18 +72,20 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
         tags,
         summary: 'Start a batch export',
         description:
-          'Up to 10,000 items as JSON (`items`, options as in spec #8, `output` sheet or zip, `template` a4-3x8 or letter-3x10) or as a CSV upload (Content-Type text/csv, columns gtin and optional label, options as query parameters; up to 20 MiB). Runs as a pg-boss job: poll the batch for status, progress and per-row errors (invalid rows are skipped), then download. A sheet is a vector PDF of labels, each symbol centred and scaled into its label; an item's `label` is printed above it as searchable, copyable text in an embedded DejaVu Sans subset (Latin with extensions, Greek, Cyrillic, Armenian, Georgian; a character the font cannot draw, such as CJK, Arabic or Hebrew, is shown as the mark U+FFFD and still copies as given). A label line too long for the label shrinks to 1.5 mm, then ends in an ellipsis. An organization may have 2 batches queued or running and start 20 per hour (429 with Retry-After). The output is kept 24 hours after success (`expires_at`).',
+          'Up to 10,000 items as JSON (`items`, options as in spec #8, `output` sheet or zip, `template` a4-3x8 or letter-3x10) or as a CSV upload (Content-Type text/csv, columns gtin and optional label, options as query parameters; up to 20 MiB). Runs as a pg-boss job: poll the batch for status, progress and per-row errors (invalid rows are skipped), then download. A sheet is a vector PDF of labels, each symbol centred and scaled into its label; the `label` of each item is printed above it as searchable, copyable text in an embedded DejaVu Sans subset (Latin with extensions, Greek, Cyrillic, Armenian, Georgian; a character the font cannot draw, such as CJK, Arabic or Hebrew, is shown as the mark U+FFFD and still copies as given). A label line too long for the label shrinks to 1.5 mm, then ends in an ellipsis. An organization may have 2 batches queued or running and start 20 per hour (429 with Retry-After). The output is kept 24 hours after success (`expires_at`).',
       },
     },
   )
-  .get('/batch/:id/', ({ apiKey, params }) => getBatch(apiKey.organizationId, params.id), {role: 'readonly' ,
+  .get('/batch/:id/', ({ apiKey, params }) => getBatch(apiKey.organizationId, params.id), {
+    auth: { role: 'readonly' },
     params: BatchParams,
-    response: 200: Batch, ...errorResponses ,
-    detail: 
+    response: { 200: Batch, ...errorResponses },
+    detail: {
       tags,
       summary: 'Batch status',
       description:
-        "`completed` of `total` rows processed so far, per-row `errors` (row from 1, input, reason), and `download_url` once succeeded. Another organization's batch is 404.",,
+        "`completed` of `total` rows processed so far, per-row `errors` (row from 1, input, reason), and `download_url` once succeeded. Another organization's batch is 404.",
+    },
   })
   .get(
     '/batch/:id/download',
@@ -93,16 +95,19 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
         headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.fileName}"` },
       })
     },
-    {role: 'readonly' ,
+    {
+      auth: { role: 'readonly' },
       params: BatchParams,
-      response: 
+      response: {
         200: Binary(['application/pdf', 'application/zip'], 'the label sheet (PDF) or the zip of files'),
         ...errorResponses,
-        410: Problem,,
-      detail: 
+        410: Problem,
+      },
+      detail: {
         tags,
         summary: 'Download a batch',
         description:
-          'Streams the PDF (sheet) or zip. 409 `conflict` until the batch has succeeded; 410 `gone` once its output has expired (`expires_at`, BATCH_RETENTION_HOURS after success, default 24).',,
+          'Streams the PDF (sheet) or zip. 409 `conflict` until the batch has succeeded; 410 `gone` once its output has expired (`expires_at`, BATCH_RETENTION_HOURS after success, default 24).',
+      },
     },
   )
