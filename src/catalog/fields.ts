@@ -1,7 +1,7 @@
 import { type TOptional, type TSchema, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { products } from '../db/schema/catalog'
-import { UOMS } from '../db/schema/catalog'
+import { UOMS } from '../db/schema/units'
 import { CountryCode } from '../shared/countries'
 import { Chars, Enum } from '../shared/schema-types'
 

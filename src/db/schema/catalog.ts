@@ -13,8 +13,12 @@ import {
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core'
+import { nameSearchText, nameSearchVector, productSearchText, productSearchVector } from '../../search/documents'
 import { organizations } from './accounts'
-import { created, id, metadata } from './columns'
+import { created, id, metadata, tsvector } from './columns'
+import { UOMS } from './units'
+
+export { UOMS }
 
 export const DATA_SOURCES = [
   'crowd_sourced',
@@ -32,7 +36,6 @@ export const DATA_SOURCES = [
   'common_crawl_wdc',
 ] as const
 /** UN/CEFACT unit codes of `net_content_uom` (spec: product record). */
-export const UOMS = ['MLT', 'CLT', 'LTR', 'GRM', 'KGM', 'ONZ', 'LBR', 'PTI', 'QTI', 'GLL', 'EA'] as const
 export const CLAIM_STATUSES = ['unverified', 'prefix_matched', 'verified', 'disputed', 'rejected'] as const
 
 export const dataSource = pgEnum('data_source', DATA_SOURCES)
@@ -46,8 +49,12 @@ export const brands = pgTable(
     name: varchar({ length: 255 }).notNull(),
     organizationId: uuid().references(() => organizations.id, { onDelete: 'set null' }),
     created: created(),
+    searchVector: tsvector().notNull().generatedAlwaysAs(nameSearchVector),
+    searchText: text().notNull().generatedAlwaysAs(nameSearchText),
   },
   (table) => [
+    index('brands_search_vector_idx').using('gin', table.searchVector),
+    index('brands_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
     uniqueIndex('brands_organization_name_key')
       .on(table.organizationId, sql`lower(${table.name})`)
       .where(sql`${table.organizationId} is not null`),
@@ -101,10 +108,17 @@ export const products = pgTable(
     substances: jsonb().$type<SubstanceMatch[]>().notNull().default([]),
     created: created(),
     modified: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The brand's name, kept by a trigger for the search document (migration 0008). */
+    brandName: varchar({ length: 255 }).notNull().default(''),
+    searchVector: tsvector().notNull().generatedAlwaysAs(productSearchVector),
+    searchText: text().notNull().generatedAlwaysAs(productSearchText),
   },
   (table) => [
     index('products_owner_gtin_idx').on(table.ownerId, table.gtin),
     index('products_allergens_idx').using('gin', table.containsAllergens),
+    index('products_brand_idx').on(table.brandId),
+    index('products_search_vector_idx').using('gin', table.searchVector),
+    index('products_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
   ],
 )
 

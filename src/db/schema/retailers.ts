@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { boolean, index, pgTable, text, uuid, varchar } from 'drizzle-orm/pg-core'
+import { nameSearchText, retailerSearchVector } from '../../search/documents'
 import { organizations } from './accounts'
-import { created, id, metadata } from './columns'
+import { created, id, metadata, tsvector } from './columns'
 
 export const retailers = pgTable(
   'retailers',
@@ -21,8 +22,12 @@ export const retailers = pgTable(
     category: varchar({ length: 255 }).notNull().default(''),
     isActive: boolean().notNull().default(true),
     created: created(),
+    searchVector: tsvector().notNull().generatedAlwaysAs(retailerSearchVector),
+    searchText: text().notNull().generatedAlwaysAs(nameSearchText),
   },
   (table) => [
+    index('retailers_search_vector_idx').using('gin', table.searchVector),
+    index('retailers_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
     index('retailers_organization_name_idx').on(table.organizationId, sql`lower(${table.name})`, table.id),
     index('retailers_canonical_name_idx').on(sql`lower(${table.name})`, table.id).where(sql`${table.isCanonical}`),
   ],

@@ -1,0 +1,31 @@
+import { type SQL, sql } from 'drizzle-orm'
+import { FIELD_COLUMNS, SEARCH_FIELDS } from '../catalog/fields'
+
+/**
+ * What each collection is searched by, as the SQL of stored generated columns (so a change is
+ * searchable the moment its transaction commits, and the expressions can be indexed):
+ * - `search_vector`: the full-text document, in the accent-folding `catalog` configuration. A
+ *   product's comes from the searchable fields of the product field list with their weights, plus
+ *   its brand's name (B) and its GTIN, as stored and without leading zeros (A).
+ * - `search_text`: the folded name (a product's with its brand), for substring and typo matching
+ *   through a trigram index.
+ */
+
+const snake = (column: string) => column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+const weighted = (expression: string, weight: string) =>
+  `setweight(to_tsvector('catalog'::regconfig, ${expression}), '${weight}')`
+
+export const PRODUCT_DOCUMENT_PARTS = [
+  ...SEARCH_FIELDS.map((f) => ({ expression: `"${snake(FIELD_COLUMNS[f.name])}"`, weight: f.weight })),
+  { expression: '"brand_name"', weight: 'B' },
+  { expression: `"gtin"::text || ' ' || ltrim("gtin", '0')`, weight: 'A' },
+]
+
+export const productSearchVector: SQL = sql.raw(
+  PRODUCT_DOCUMENT_PARTS.map((p) => weighted(p.expression, p.weight)).join(' || '),
+)
+export const productSearchText: SQL = sql.raw(`catalog_fold("product_name"::text || ' ' || "brand_name"::text)`)
+
+export const nameSearchVector: SQL = sql.raw(weighted('"name"', 'A'))
+export const retailerSearchVector: SQL = sql.raw(`${weighted('"name"', 'A')} || ${weighted('"category"', 'C')}`)
+export const nameSearchText: SQL = sql.raw(`catalog_fold("name"::text)`)
