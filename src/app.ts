@@ -9,6 +9,7 @@ import { docs } from './http/openapi'
 import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
 import { retailerRoutes } from './retailers/routes'
+import { searchRoutes } from './search/routes'
 
 /** The HTTP application: shared conventions first, then one plugin per feature. */
 export function createApp() {
@@ -25,6 +26,7 @@ export function createApp() {
     .use(retailerRoutes)
     .use(catalogRoutes)
     .use(barcodeRoutes)
+    .use(searchRoutes)
   self = app
   return app
 }

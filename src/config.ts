@@ -16,7 +16,10 @@ const Env = t.Object({
   BATCH_HOURLY_LIMIT: t.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
   ROLE: t.Union([t.Literal('all'), t.Literal('api'), t.Literal('worker')], { default: 'all' }),
   ADMIN_TOKEN: t.Optional(t.String({ minLength: 16 })),
+  /** unset: X-Forwarded-For is ignored; a hop count (`true` = 1) or a list of proxy addresses/CIDRs */
   TRUST_PROXY: t.Optional(t.String()),
+  /** Anonymous catalog searches one address may make per minute (spec: 60). */
+  SEARCH_ANONYMOUS_PER_MINUTE: t.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
   TYPESENSE_URL: t.Optional(t.String()),
   TYPESENSE_API_KEY: t.Optional(t.String()),
   LOG_LEVEL: t.Union(

@@ -264,6 +264,9 @@ export function analyzeIngredients(text: string): IngredientAnalysis {
 
 export const substanceCount = SUBSTANCES.length
 
+/** The allergen slugs (contract §5: the EU's 14, which cover the US's 9). */
+export const ALLERGENS = [...new Set(SUBSTANCES.flatMap((s) => (s.allergen ? [s.allergen] : [])))].sort()
+
 const SLUGS = new Map<string, string>()
 for (const s of SUBSTANCES) {
   SLUGS.set(s.slug, s.slug)

@@ -1,0 +1,83 @@
+import { t } from 'elysia'
+import { ALLERGENS } from '../catalog/ingredients/analyze'
+import { ShortId } from '../shared/ids'
+import { Chars, Enum, QueryInteger } from '../shared/schema-types'
+import { COLLECTIONS } from './types'
+
+const Slug = (what: string) =>
+  t.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+    error: `must be a ${what} slug: lower-case letters, digits and single hyphens, at most 100 characters`,
+  })
+const Repeatable = <T extends ReturnType<typeof t.String>>(item: T, description: string) =>
+  t.Optional(
+    t.Array(item, { maxItems: 20, description: `${description}; repeat the parameter for several (at most 20)` }),
+  )
+
+export const SearchQuery = t.Object({
+  q: Chars(255, { minLength: 1, description: 'the search text, 1-255 characters, web-search syntax' }),
+  type: t.Optional(
+    t.Array(Enum(COLLECTIONS), {
+      maxItems: 3,
+      description: 'restrict to these collections (repeatable); omitted searches all three',
+    }),
+  ),
+  limit: t.Optional(
+    QueryInteger('limit', {
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: 'maximum rows, default 20; values above 100 are capped at 100',
+    }),
+  ),
+  exclude_allergens: t.Optional(
+    t.Array(Enum(ALLERGENS), {
+      maxItems: 20,
+      description: 'drop products whose contains_allergens has any of these (repeatable)',
+    }),
+  ),
+  certifications: Repeatable(Slug('certification'), 'required certifications: drop products lacking any of these'),
+  exclude_substances: Repeatable(
+    Slug('substance'),
+    'drop products with a confident (>= 0.8) match of any of these substances; weaker matches stay and are listed in substance_flags. E-number ids (`e250`) or their name ids (`sodium-nitrite`)',
+  ),
+})
+
+const Substance = t.Object({ slug: t.String(), span: t.String(), confidence: t.Number() })
+const Base = {
+  id: ShortId,
+  name: t.String(),
+  rank: t.Number({ description: 'relevance, 0-1; an exact GTIN match is 1' }),
+  match: Enum(['gtin', 'fulltext', 'substring', 'fuzzy'], {
+    description: 'the tier that matched: exact GTIN, full text, substring fallback, or typo-tolerant similarity',
+  }),
+}
+export const SearchRow = t.Union([
+  t.Object({
+    type: t.Literal('product'),
+    ...Base,
+    gtin: t.String({ description: 'GTIN-14' }),
+    brand: t.String(),
+    image_url: t.String(),
+    contains_allergens: t.Array(t.String()),
+    certifications: t.Array(t.String()),
+    substance_flags: t.Array(Substance, {
+      description: 'weak (< 0.8) matches of excluded substances; empty without exclude_substances',
+    }),
+  }),
+  t.Object({ type: t.Literal('brand'), ...Base, product_count: t.Integer() }),
+  t.Object({
+    type: t.Literal('retailer'),
+    ...Base,
+    website: t.String(),
+    is_online: t.Boolean(),
+    is_physical: t.Boolean(),
+  }),
+])
+
+export const SearchResponse = t.Object({
+  query: t.String({ description: 'the query text as sent' }),
+  total_count: t.Integer({ description: 'the number of rows returned (not of the corpus)' }),
+  results: t.Array(SearchRow),
+})
