@@ -1,5 +1,6 @@
+// TypeBox's own kinds: Elysia's t.Integer also accepts numeric strings, so Convert would leave text
+import { Type as t } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { t } from 'elysia'
 
 /** Every environment variable the service reads, parsed once at boot (contract §1). */
 const Env = t.Object({

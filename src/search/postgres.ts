@@ -133,7 +133,8 @@ type RawRow = {
 
 /** The merged, ranked rows of `selected` (a union of per-collection hits) with their fields. */
 async function rowsOf(ex: Executor, selected: SQL, limit: number): Promise<RawRow[]> {
-  const result = await ex.execute<RawRow>(sql`with hits as (select * from (${selected}) u order by rank desc, id limit ${limit})
+  const result =
+    await ex.execute<RawRow>(sql`with hits as (select * from (${selected}) u order by rank desc, id limit ${limit})
     select h.type, h.id, h.rank,
       p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
       b.name as brand, (select count(*)::int from products c where c.brand_id = b.id) as product_count,
