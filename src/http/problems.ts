@@ -52,7 +52,7 @@ export function problemResponse(error: AppError, requestId: string): Response {
   })
 }
 
-type ElysiaErrorLike = { all?: unknown; type?: string; cause?: unknown; message?: string }
+type ElysiaErrorLike = { all?: unknown; error?: unknown; type?: string; cause?: unknown; message?: string }
 
 /** Maps every failure to one problem+json response; unknown errors are logged and left unexplained. */
 export function toAppError(code: string | number, error: unknown, requestId: string): AppError {
@@ -61,8 +61,18 @@ export function toAppError(code: string | number, error: unknown, requestId: str
   switch (code) {
     case 'VALIDATION': {
       if (e.type === 'response') break
-      const errors = fieldErrors((e.all ?? []) as Parameters<typeof fieldErrors>[0])
-      const on = e.type === 'query' || e.type === 'property' ? 'query' : e.type === 'params' ? 'path' : 'body'
+      // a schema with transforms (repeatable query parameters) fails in TypeBox's Decode instead,
+      // with one value error and no place
+      const all = e.all ?? (e.error ? [e.error] : [])
+      const errors = fieldErrors(all as Parameters<typeof fieldErrors>[0])
+      const on =
+        e.type === 'query' || e.type === 'property'
+          ? 'query'
+          : e.type === 'params'
+            ? 'path'
+            : e.type === undefined
+              ? 'request'
+              : 'body'
       const detail = errors.map((f) => `${f.field} ${f.message}`).join('; ') || `invalid ${on}`
       return new AppError('validation_error', `invalid ${on}: ${detail}`, errors)
     }

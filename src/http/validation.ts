@@ -82,7 +82,8 @@ export function fieldErrors(errors: ValueError[]): FieldError[] {
   const byField = new Map<string, string>()
   for (const e of expandUnions(errors)) {
     const named = e.schema['x-field']
-    const field = e.path === '' && typeof named === 'string' ? named : fieldOf(e.path)
+    // a repeatable query parameter's item is validated alone (path `/0`): its schema names it
+    const field = (e.path === '' || /^\/\d+$/.test(e.path)) && typeof named === 'string' ? named : fieldOf(e.path)
     if (byField.has(field)) continue
     let message: string
     if (e.message === 'Expected required property') message = 'is required'

@@ -68,12 +68,37 @@ function match(tier: Tier, p: ParsedQuery): Match | null {
       rank: (_, text) => sql`similarity(catalog_fold(${words}), ${text})`,
     }
   }
-  if (p.code) return null
-  const words = positiveText(p)
-  if (words.length < 3) return null
+  // typos, not reordering: a digit-only query (a code) or a quoted phrase is never matched by similarity
+  if (p.code || p.clauses.some((c) => c.some((t) => t.phrase))) return null
+  // every clause by one of its words, each word alike to a word of the name; words under 3
+  // characters carry no trigram and are left out
+  const clauses = p.clauses.map((c) => c.filter((t) => t.text.length >= 3)).filter((c) => c.length > 0)
+  if (clauses.length === 0) return null
+  const alike = (text: SQL, t: Term) => sql`catalog_fold(${t.text}) <% ${text}`
+  const score = (text: SQL, t: Term) => sql`word_similarity(catalog_fold(${t.text}), ${text})`
   return {
-    where: (_, text) => sql`catalog_fold(${words}) <% ${text} and ${notExcluded(p, text)}`,
-    rank: (_, text) => sql`word_similarity(catalog_fold(${words}), ${text})`,
+    where: (_, text) =>
+      sql`${sql.join(
+        clauses.map(
+          (c) =>
+            sql`(${sql.join(
+              c.map((t) => alike(text, t)),
+              sql` or `,
+            )})`,
+        ),
+        sql` and `,
+      )} and ${notExcluded(p, text)}`,
+    rank: (_, text) =>
+      sql`(${sql.join(
+        clauses.map(
+          (c) =>
+            sql`greatest(${sql.join(
+              c.map((t) => score(text, t)),
+              sql`, `,
+            )})`,
+        ),
+        sql` + `,
+      )}) / ${clauses.length}`,
   }
 }
 

@@ -4,8 +4,9 @@ import { ShortId } from '../shared/ids'
 import { Chars, Enum, QueryInteger } from '../shared/schema-types'
 import { COLLECTIONS } from './types'
 
-const Slug = (what: string) =>
+const Slug = (what: string, field: string) =>
   t.String({
+    'x-field': field,
     minLength: 1,
     maxLength: 100,
     pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
@@ -19,7 +20,7 @@ const Repeatable = <T extends ReturnType<typeof t.String>>(item: T, description:
 export const SearchQuery = t.Object({
   q: Chars(255, { minLength: 1, description: 'the search text, 1-255 characters, web-search syntax' }),
   type: t.Optional(
-    t.Array(Enum(COLLECTIONS), {
+    t.Array(Enum(COLLECTIONS, { 'x-field': 'type' }), {
       maxItems: 3,
       description: 'restrict to these collections (repeatable); omitted searches all three',
     }),
@@ -32,14 +33,17 @@ export const SearchQuery = t.Object({
     }),
   ),
   exclude_allergens: t.Optional(
-    t.Array(Enum(ALLERGENS), {
+    t.Array(Enum(ALLERGENS, { 'x-field': 'exclude_allergens' }), {
       maxItems: 20,
       description: 'drop products whose contains_allergens has any of these (repeatable)',
     }),
   ),
-  certifications: Repeatable(Slug('certification'), 'required certifications: drop products lacking any of these'),
+  certifications: Repeatable(
+    Slug('certification', 'certifications'),
+    'required certifications: drop products lacking any of these',
+  ),
   exclude_substances: Repeatable(
-    Slug('substance'),
+    Slug('substance', 'exclude_substances'),
     'drop products with a confident (>= 0.8) match of any of these substances; weaker matches stay and are listed in substance_flags. E-number ids (`e250`) or their name ids (`sodium-nitrite`)',
   ),
 })

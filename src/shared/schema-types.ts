@@ -5,7 +5,10 @@ import { t } from 'elysia'
  * A closed set of strings. Not `t.UnionEnum`: Elysia gives that a default of its first value,
  * so an omitted optional field would silently take it.
  */
-export const Enum = <const V extends string>(values: readonly V[], options: { description?: string } = {}) =>
+export const Enum = <const V extends string>(
+  values: readonly V[],
+  options: { description?: string; 'x-field'?: string } = {},
+) =>
   t.Unsafe<V>(
     t.Union(
       values.map((v) => t.Literal(v)),
