@@ -117,6 +117,10 @@ const lit = (values: string[]) => `array[${values.map((v) => `'${v.replaceAll("'
 const pick = (list: string[], s: number, i = 'i') =>
   `(${lit(list)})[1 + abs(hashint4(${i} * 7919 + ${s})) % ${list.length}]`
 
+/** One of several SQL expressions (arrays: indexing a 2-D array gives an element, not a row). */
+const choice = (expressions: string[], s: number) =>
+  `case abs(hashint4(i * 7919 + ${s})) % ${expressions.length} ${expressions.map((e, k) => `when ${k} then ${e}`).join(' ')} end`
+
 export async function seedCatalog(
   client: pg.PoolClient,
   counts: { products: number; brands: number; retailers: number },
@@ -161,8 +165,8 @@ export async function seedCatalog(
         b.id,
         'A ' || lower(${pick(ADJECTIVES, 9)}) || ' ' || lower(${pick(NOUNS, 10)}) || ' made the traditional way.',
         ${pick(INGREDIENTS, 11)},
-        (array[array['milk','nuts'], array['gluten'], array[]::text[], array['peanuts'], array['milk','eggs'], array['gluten','soybeans']])[1 + abs(hashint4(i * 31 + 12)) % 6],
-        (array[array['organic'], array[]::text[], array['organic','usda-organic'], array['vegan'], array[]::text[]])[1 + abs(hashint4(i * 37 + 13)) % 5],
+        ${choice(["array['milk','nuts']", "array['gluten']", 'array[]::text[]', "array['peanuts']", "array['milk','eggs']", "array['gluten','soybeans']"], 12)},
+        ${choice(["array['organic']", 'array[]::text[]', "array['organic','usda-organic']", "array['vegan']", 'array[]::text[]'], 13)},
         case when abs(hashint4(i * 41 + 14)) % 10 = 0 then '[{"slug":"e250","span":"E250","confidence":0.95}]'::jsonb
              when abs(hashint4(i * 41 + 14)) % 10 = 1 then '[{"slug":"e250","span":"nitrit","confidence":0.6}]'::jsonb
              else '[]'::jsonb end,

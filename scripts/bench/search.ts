@@ -73,7 +73,9 @@ const recorded = new Map<string, Statement[]>()
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const [config, values] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined]
     if (log)
-      log.push(typeof config === 'string' ? { text: config, values } : { text: config.text, values: config.values })
+      log.push(
+        typeof config === 'string' ? { text: config, values } : { text: config.text, values: config.values ?? values },
+      )
     return (original as (...a: unknown[]) => unknown).apply(this, args)
   } as typeof original
   for (const queries of Object.values(KINDS))
@@ -90,6 +92,7 @@ const recorded = new Map<string, Statement[]>()
         excludeSubstances: p.getAll('exclude_substances').map((s) => substanceSlug(s) ?? s),
         organizationId: null,
       })
+      if (log.length === 0) throw new Error(`no statement recorded for ${q}`)
       recorded.set(q, log)
       log = null
     }
@@ -160,6 +163,7 @@ end
   return { requests, errors, p50: p50 / 1000, p95: p95 / 1000, p99: p99 / 1000 }
 }
 
+let floorError: string | null = null
 /** The floor: the recorded statements of each query, replayed through pg at the same concurrency. */
 function floor(queries: string[]): Promise<Figures> {
   return closedLoop(async (i) => {
@@ -167,6 +171,9 @@ function floor(queries: string[]): Promise<Figures> {
     try {
       for (const s of recorded.get(queries[i % queries.length]!)!) await client.query(s.text, s.values)
       return true
+    } catch (err) {
+      floorError ??= String(err)
+      return false
     } finally {
       client.release()
     }
@@ -182,16 +189,17 @@ for (const [kind, queries] of Object.entries(KINDS)) {
     `${x.p50.toFixed(1).padStart(7)}${x.p95.toFixed(1).padStart(8)}${x.p99.toFixed(1).padStart(8)}`
   const targets = api.p95 < 50 && api.p99 < 100 && api.p50 <= 2 * sql.p50 ? 'yes' : 'NO'
   rows.push(
-    `${kind.padEnd(20)}${f(api)}${String(api.errors).padStart(6)}  ${f(sql)}${(api.p50 / sql.p50).toFixed(2).padStart(9)}x  ${targets}`,
+    `${kind.padEnd(20)}${f(api)}${String(api.errors).padStart(6)}  ${f(sql)}${String(sql.errors).padStart(6)}${(api.p50 / sql.p50).toFixed(2).padStart(9)}x  ${targets}`,
   )
 }
 console.log(
   `\n${PRODUCTS.toLocaleString('en')} products, 50,000 brands, 5,000 retailers; concurrency ${CONCURRENCY}, ${SECONDS} s per kind and side; load from ${haveWrk() ? 'wrk' : 'fetch'}; keyed requests (no anonymous limit)\n`,
 )
 console.log(
-  `${'kind'.padEnd(20)}${'endpoint ms: p50'.padStart(7)}     p95     p99  errors   ${'SQL floor: p50'.padStart(7)}     p95     p99  p50 ratio  targets`,
+  `${'kind'.padEnd(20)}${'endpoint ms: p50'.padStart(7)}     p95     p99  errors   ${'SQL floor: p50'.padStart(7)}     p95     p99  errors  p50 ratio  targets`,
 )
 for (const r of rows) console.log(r)
+if (floorError) console.log(`\nfloor error: ${floorError}`)
 console.log('\ntargets: endpoint p95 < 50 ms and p99 < 100 ms, and endpoint p50 within 2x of its SQL floor')
 
 await pool.end()
