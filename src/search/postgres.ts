@@ -113,8 +113,8 @@ function productFilters(input: SearchInput): SQL {
   return sql.join(parts, sql` and `)
 }
 
-const toArray = (values: string[]) =>
-  sql`${`{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`
+// one array parameter (drizzle would spread a bare array into a list of parameters)
+const toArray = (values: string[]) => sql`${sql.param(values)}::text[]`
 
 /** The ids and ranks of one collection's best `limit` hits. */
 function hits(collection: SearchRow['type'], m: Match, input: SearchInput): SQL {
