@@ -112,14 +112,15 @@ const RETAILER_PARTS = [
   ['Mart', 'Market', 'Grocer', 'Foods', 'Store', 'Basket', 'Pantry', 'Shop', 'Deli', 'Halle'],
 ]
 
+/** A deterministic non-negative int4 hash of row `i` (bigint arithmetic: no overflow at millions of rows). */
+const hash = (i: string, k: number, s: number) => `(hashint8(${i}::int8 * ${k} + ${s}) & 2147483647)`
 const lit = (values: string[]) => `array[${values.map((v) => `'${v.replaceAll("'", "''")}'`).join(',')}]`
 /** A deterministic pick from `list` for row `i` and salt `s`. */
-const pick = (list: string[], s: number, i = 'i') =>
-  `(${lit(list)})[1 + abs(hashint4(${i} * 7919 + ${s})) % ${list.length}]`
+const pick = (list: string[], s: number, i = 'i') => `(${lit(list)})[1 + ${hash(i, 7919, s)} % ${list.length}]`
 
 /** One of several SQL expressions (arrays: indexing a 2-D array gives an element, not a row). */
 const choice = (expressions: string[], s: number) =>
-  `case abs(hashint4(i * 7919 + ${s})) % ${expressions.length} ${expressions.map((e, k) => `when ${k} then ${e}`).join(' ')} end`
+  `case ${hash('i', 7919, s)} % ${expressions.length} ${expressions.map((e, k) => `when ${k} then ${e}`).join(' ')} end`
 
 export async function seedCatalog(
   client: pg.PoolClient,
@@ -167,12 +168,12 @@ export async function seedCatalog(
         ${pick(INGREDIENTS, 11)},
         ${choice(["array['milk','nuts']", "array['gluten']", 'array[]::text[]', "array['peanuts']", "array['milk','eggs']", "array['gluten','soybeans']"], 12)},
         ${choice(["array['organic']", 'array[]::text[]', "array['organic','usda-organic']", "array['vegan']", 'array[]::text[]'], 13)},
-        case when abs(hashint4(i * 41 + 14)) % 10 = 0 then '[{"slug":"e250","span":"E250","confidence":0.95}]'::jsonb
-             when abs(hashint4(i * 41 + 14)) % 10 = 1 then '[{"slug":"e250","span":"nitrit","confidence":0.6}]'::jsonb
+        case when ${hash('i', 41, 14)} % 10 = 0 then '[{"slug":"e250","span":"E250","confidence":0.95}]'::jsonb
+             when ${hash('i', 41, 14)} % 10 = 1 then '[{"slug":"e250","span":"nitrit","confidence":0.6}]'::jsonb
              else '[]'::jsonb end,
         ${pick(SIZES, 15)}
       from generate_series(${start + 1}, ${end}) i
-      join brand_ids b on b.n = 1 + abs(hashint4(i * 53 + 16)) % ${counts.brands}`)
+      join brand_ids b on b.n = 1 + ${hash('i', 53, 16)} % ${counts.brands}`)
     progress(`products: ${end.toLocaleString('en')} / ${counts.products.toLocaleString('en')}`)
   }
   for (const i of indexes.rows) {

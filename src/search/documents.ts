@@ -9,6 +9,10 @@ import { FIELD_COLUMNS, SEARCH_FIELDS } from '../catalog/fields'
  *   its brand's name (B) and its GTIN, as stored and without leading zeros (A).
  * - `search_text`: the folded name (a product's with its brand), for substring and typo matching
  *   through a trigram index.
+ * - `title_vector`: the part of the document that names the row (weights A and B: a product's name,
+ *   brand and GTIN; a retailer's name). A brand's whole document is its name.
+ * - `title_len`: the number of distinct words of the name (a product's with its brand). Rows whose
+ *   title matches are ordered by it: the fewer other words, the closer the match (`src/search/rank.ts`).
  */
 
 const snake = (column: string) => column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
@@ -24,6 +28,16 @@ export const PRODUCT_DOCUMENT_PARTS = [
 export const productSearchVector: SQL = sql.raw(
   PRODUCT_DOCUMENT_PARTS.map((p) => weighted(p.expression, p.weight)).join(' || '),
 )
+const TITLE_WEIGHTS = new Set(['A', 'B'])
+export const productTitleVector: SQL = sql.raw(
+  PRODUCT_DOCUMENT_PARTS.filter((p) => TITLE_WEIGHTS.has(p.weight))
+    .map((p) => weighted(p.expression, p.weight))
+    .join(' || '),
+)
+const wordCount = (expression: string) =>
+  sql.raw(`least(length(to_tsvector('catalog'::regconfig, ${expression})), 32767)`)
+export const productTitleLength: SQL = wordCount(`"product_name"::text || ' ' || "brand_name"::text`)
+export const nameTitleLength: SQL = wordCount(`"name"::text`)
 export const productSearchText: SQL = sql.raw(`catalog_fold("product_name"::text || ' ' || "brand_name"::text)`)
 
 export const nameSearchVector: SQL = sql.raw(weighted('"name"', 'A'))

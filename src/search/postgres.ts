@@ -1,229 +1,208 @@
 import { type SQL, sql } from 'drizzle-orm'
-import type { SubstanceMatch } from '../db/schema'
-import { type Executor, inTransaction } from '../db/tx'
-import { toShortId } from '../shared/ids'
-import { type ParsedQuery, positiveText, type Term } from './query'
-import { CONFIDENT, type SearchInput, type SearchRow } from './types'
+import type { Executor } from '../db/tx'
+import type { ParsedQuery, Term } from './query'
+import { bodyRank, titleRank } from './rank'
+import { rowsOf, toRow } from './rows'
+import { SOURCES, type Source } from './sources'
+import type { SearchInput, SearchRow } from './types'
 
 /**
  * Catalog search on PostgreSQL, in tiers; each tier runs only when the ones before found nothing:
  * 1. `gtin`: a query that is a GTIN is looked up exactly and ranked above every text match;
- * 2. `fulltext`: the tsquery of the parsed query over the `search_vector` documents, ranked by
- *    ts_rank (weights A-D, length-normalised, scaled into 0-1);
- * 3. `substring`: every positive term a case- and accent-insensitive substring of the folded name
- *    (trigram index; a term of 3 characters or more is needed for the index, else the tier is skipped);
- * 4. `fuzzy`: trigram word similarity of the positive words to the folded name (typos), never for codes.
- * Filters apply in every tier. The selected collections are searched in one statement, merged by
- * rank and cut to `limit`.
+ * 2. `fulltext`: the tsquery of the parsed query, first over titles (name, brand, GTIN), then, for a
+ *    collection whose titles gave fewer than `limit` rows, over the rest of the document;
+ * 3. `substring`: every positive term a case- and accent-insensitive substring of the folded name;
+ * 4. `fuzzy`: each word replaced by the most alike words of the catalog's names (`search_words`,
+ *    trigram similarity), then searched as in 2; never for codes or phrases.
+ * Filters apply in every tier. Ranks are in `rank.ts`.
+ *
+ * Speed: rows come in rank order (title length, then id) from a covering index holding each title
+ * and folded name, so a common word stops after `limit` hits without ranking every match. The walk
+ * is bounded (`WINDOW` entries); when it yields fewer than `limit` rows the query is rare, and the
+ * GIN (full text) or trigram (substring) index finds all its rows, sorted afterwards. Both give the
+ * same rows: the walk is exact for what it returns.
  */
 
-type Tier = 'fulltext' | 'substring' | 'fuzzy'
-type Match = { where: (document: SQL, text: SQL) => SQL; rank: (document: SQL, text: SQL) => SQL }
+const WINDOW = 20_000
+/** the document stage tests each entry against the table row: a shorter walk */
+const BODY_WINDOW = 1_000
+
+type Hit = { type: SearchRow['type']; id: string; rank: number }
+type Entry = { id: string; title_len: number }
+/** A condition on a row's title tsvector and folded name, both in the covering index. */
+type OnIndex = (title: SQL, text: SQL) => SQL
+
+/**
+ * The first `limit` rows of a collection in title order (title_len, id) meeting `onIndex` (tested
+ * in the index) and `onRow` (tested on the table row, alias `h`).
+ */
+async function inTitleOrder(
+  ex: Executor,
+  source: Source,
+  where: { onIndex: OnIndex | null; onRow: SQL | null },
+  limit: number,
+  window: number,
+): Promise<Entry[]> {
+  const { table } = source
+  const title = sql.raw(source.title)
+  const [sTitle, sText] = [sql.raw('s.title'), sql.raw('s.search_text')]
+  const conditions = [
+    where.onIndex ? where.onIndex(sTitle, sText) : null,
+    where.onRow ? sql`exists (select 1 from ${table} h where h.id = s.id and ${where.onRow})` : null,
+  ].filter((c): c is SQL => c !== null)
+  const walked = await ex.execute<Entry>(sql`select s.id, s.title_len
+    from (select id, title_len, ${title} as title, search_text from ${table} order by title_len, id limit ${window}) s
+    where ${sql.join(conditions, sql` and `)} order by s.title_len, s.id limit ${limit}`)
+  if (walked.rows.length === limit) return walked.rows
+  // rare: every row that matches, from the GIN indexes, then sorted (`+ 0`: not walked in order)
+  const hTitle = sql`h.${title}`
+  const all = [where.onIndex ? where.onIndex(hTitle, sql.raw('h.search_text')) : null, where.onRow].filter(
+    (c): c is SQL => c !== null,
+  )
+  const found = await ex.execute<Entry>(sql`select h.id, h.title_len from ${table} h
+    where ${sql.join(all, sql` and `)} order by h.title_len + 0, h.id limit ${limit}`)
+  return found.rows
+}
 
 const tsTerm = (t: Term) =>
   t.prefix ? sql`to_tsquery('catalog', ${`${t.text}:*`})` : sql`phraseto_tsquery('catalog', ${t.text})`
-
-function tsquery(p: ParsedQuery): SQL {
-  const parts = [
-    ...p.clauses.map((c) => sql`(${sql.join(c.map(tsTerm), sql` || `)})`),
-    ...p.excluded.map((t) => sql`(!! ${tsTerm(t)})`),
-  ]
-  return sql`(${sql.join(parts, sql` && `)})`
+const positive = (p: ParsedQuery) =>
+  sql`(${sql.join(
+    p.clauses.map((c) => sql`(${sql.join(c.map(tsTerm), sql` || `)})`),
+    sql` && `,
+  )})`
+const excluded = (p: ParsedQuery) =>
+  p.excluded.length > 0 ? sql`(${sql.join(p.excluded.map(tsTerm), sql` || `)})` : null
+const and = (...parts: (SQL | null)[]) => {
+  const present = parts.filter((c): c is SQL => c !== null)
+  return present.length > 0 ? sql.join(present, sql` and `) : null
 }
 
-const like = (t: Term) => `%${t.text.replace(/[\\%_]/g, '\\$&')}%`
-const contains = (text: SQL, t: Term) => sql`${text} like catalog_fold(${like(t)})`
-const notExcluded = (p: ParsedQuery, text: SQL) =>
-  p.excluded.length === 0
-    ? sql`true`
-    : sql`not (${sql.join(
-        p.excluded.map((t) => contains(text, t)),
-        sql` or `,
-      )})`
+/** Full-text hits of one collection: title matches, then (when short) the rest of the document. */
+async function fulltext(ex: Executor, source: Source, p: ParsedQuery, input: SearchInput): Promise<Hit[]> {
+  const [pos, neg] = [positive(p), excluded(p)]
+  const query = neg ? sql`(${pos} && !! ${neg})` : pos
+  const notInDocument = neg && source.document ? sql`not (h.${sql.raw(source.document)} @@ ${neg})` : null
+  const rowConditions = source.row(input)
+  const titled = await inTitleOrder(
+    ex,
+    source,
+    { onIndex: (title) => sql`${title} @@ ${query}`, onRow: and(notInDocument, rowConditions) },
+    input.limit,
+    WINDOW,
+  )
+  const hits = titled.map((e) => ({ type: source.collection, id: e.id, rank: titleRank(e.title_len) }))
+  if (hits.length === input.limit || !source.document) return hits
+  const document = sql.raw(`h.${source.document}`)
+  const inBody = await inTitleOrder(
+    ex,
+    source,
+    {
+      onIndex: null,
+      onRow: and(sql`${document} @@ ${query} and not (h.${sql.raw(source.title)} @@ ${pos})`, rowConditions),
+    },
+    input.limit - hits.length,
+    BODY_WINDOW,
+  )
+  return [...hits, ...inBody.map((e) => ({ type: source.collection, id: e.id, rank: bodyRank(e.title_len) }))]
+}
 
-function match(tier: Tier, p: ParsedQuery): Match | null {
-  if (tier === 'fulltext') {
-    const q = tsquery(p)
-    return {
-      where: (document) => sql`${document} @@ ${q}`,
-      rank: (document) => sql`ts_rank(${document}, ${q}, 33)`,
-    }
-  }
-  if (tier === 'substring') {
-    if (!p.clauses.some((c) => c.every((t) => t.text.length >= 3))) return null
-    const all = (text: SQL) =>
-      sql.join(
-        p.clauses.map(
+const likeText = (t: Term) => `%${t.text.replace(/[\\%_]/g, '\\$&')}%`
+
+/** Substring hits: every clause a substring of the folded name, no excluded term in it. */
+async function substring(ex: Executor, source: Source, p: ParsedQuery, input: SearchInput): Promise<Hit[]> {
+  const contains = (text: SQL, t: Term) => sql`${text} like catalog_fold(${likeText(t)})`
+  const onIndex: OnIndex = (_, text) =>
+    sql.join(
+      [
+        ...p.clauses.map(
           (c) =>
             sql`(${sql.join(
               c.map((t) => contains(text, t)),
               sql` or `,
             )})`,
         ),
-        sql` and `,
-      )
-    const words = positiveText(p)
-    return {
-      where: (_, text) => sql`${all(text)} and ${notExcluded(p, text)}`,
-      rank: (_, text) => sql`similarity(catalog_fold(${words}), ${text})`,
-    }
-  }
-  // typos, not reordering: a digit-only query (a code) or a quoted phrase is never matched by similarity
+        ...p.excluded.map((t) => sql`not ${contains(text, t)}`),
+      ],
+      sql` and `,
+    )
+  const entries = await inTitleOrder(ex, source, { onIndex, onRow: source.row(input) }, input.limit, WINDOW)
+  return entries.map((e) => ({ type: source.collection, id: e.id, rank: titleRank(e.title_len) }))
+}
+
+/**
+ * The query with each word of 3 characters or more replaced by the catalog's most alike words (up to
+ * three, trigram similarity 0.3 or more), and how alike the least alike clause's best word is; null
+ * when a clause has no alike word, or the query is a code or has a phrase.
+ */
+async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQuery; likeness: number } | null> {
   if (p.code || p.clauses.some((c) => c.some((t) => t.phrase))) return null
-  // every clause by one of its words, each word alike to a word of the name; words under 3
-  // characters carry no trigram and are left out
-  const clauses = p.clauses.map((c) => c.filter((t) => t.text.length >= 3)).filter((c) => c.length > 0)
-  if (clauses.length === 0) return null
-  const alike = (text: SQL, t: Term) => sql`catalog_fold(${t.text}) <% ${text}`
-  const score = (text: SQL, t: Term) => sql`word_similarity(catalog_fold(${t.text}), ${text})`
-  return {
-    where: (_, text) =>
-      sql`${sql.join(
-        clauses.map(
-          (c) =>
-            sql`(${sql.join(
-              c.map((t) => alike(text, t)),
-              sql` or `,
-            )})`,
-        ),
-        sql` and `,
-      )} and ${notExcluded(p, text)}`,
-    rank: (_, text) =>
-      sql`(${sql.join(
-        clauses.map(
-          (c) =>
-            sql`greatest(${sql.join(
-              c.map((t) => score(text, t)),
-              sql`, `,
-            )})`,
-        ),
-        sql` + `,
-      )}) / ${clauses.length}`,
-  }
-}
-
-function productFilters(input: SearchInput): SQL {
-  const parts: SQL[] = [sql`true`]
-  if (input.excludeAllergens.length > 0)
-    parts.push(sql`not (p.contains_allergens && ${toArray(input.excludeAllergens)})`)
-  if (input.certifications.length > 0) parts.push(sql`p.certifications @> ${toArray(input.certifications)}`)
-  if (input.excludeSubstances.length > 0)
-    parts.push(sql`not exists (select 1 from jsonb_array_elements(p.substances) s
-      where s->>'slug' = any(${toArray(input.excludeSubstances)}) and (s->>'confidence')::float8 >= ${CONFIDENT})`)
-  return sql.join(parts, sql` and `)
-}
-
-// one array parameter (drizzle would spread a bare array into a list of parameters)
-const toArray = (values: string[]) => sql`${sql.param(values)}::text[]`
-
-/** The ids and ranks of one collection's best `limit` hits. */
-function hits(collection: SearchRow['type'], m: Match, input: SearchInput): SQL {
-  const limit = input.limit
-  if (collection === 'product') {
-    const [d, t] = [sql`p.search_vector`, sql`p.search_text`]
-    return sql`(select 'product'::text as type, p.id, ${m.rank(d, t)}::float8 as rank from products p
-      where ${m.where(d, t)} and ${productFilters(input)} order by 3 desc, p.id limit ${limit})`
-  }
-  if (collection === 'brand') {
-    const [d, t] = [sql`b.search_vector`, sql`b.search_text`]
-    return sql`(select 'brand'::text as type, b.id, ${m.rank(d, t)}::float8 as rank from brands b
-      where ${m.where(d, t)} order by 3 desc, b.id limit ${limit})`
-  }
-  const [d, t] = [sql`r.search_vector`, sql`r.search_text`]
-  const visible = input.organizationId
-    ? sql`(r.is_canonical or r.organization_id = ${input.organizationId})`
-    : sql`r.is_canonical`
-  return sql`(select 'retailer'::text as type, r.id, ${m.rank(d, t)}::float8 as rank from retailers r
-    where ${m.where(d, t)} and r.is_active and ${visible} order by 3 desc, r.id limit ${limit})`
-}
-
-type RawRow = {
-  type: SearchRow['type']
-  id: string
-  rank: number
-  product_name: string | null
-  gtin: string | null
-  brand_name: string | null
-  image_url: string | null
-  contains_allergens: string[] | null
-  certifications: string[] | null
-  substances: SubstanceMatch[] | null
-  brand: string | null
-  product_count: number | null
-  retailer: string | null
-  website: string | null
-  is_online: boolean | null
-  is_physical: boolean | null
-}
-
-/** The merged, ranked rows of `selected` (a union of per-collection hits) with their fields. */
-async function rowsOf(ex: Executor, selected: SQL, limit: number): Promise<RawRow[]> {
-  const result =
-    await ex.execute<RawRow>(sql`with hits as (select * from (${selected}) u order by rank desc, id limit ${limit})
-    select h.type, h.id, h.rank,
-      p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
-      b.name as brand, (select count(*)::int from products c where c.brand_id = b.id) as product_count,
-      r.name as retailer, r.website, r.is_online, r.is_physical
-    from hits h
-      left join products p on h.type = 'product' and p.id = h.id
-      left join brands b on h.type = 'brand' and b.id = h.id
-      left join retailers r on h.type = 'retailer' and r.id = h.id
-    order by h.rank desc, h.id`)
-  return result.rows
-}
-
-function toRow(raw: RawRow, match: SearchRow['match'], input: SearchInput): SearchRow {
-  const base = { id: toShortId(raw.id), rank: Math.round(raw.rank * 1e6) / 1e6, match }
-  if (raw.type === 'product')
-    return {
-      type: 'product',
-      ...base,
-      name: raw.product_name!,
-      gtin: raw.gtin!,
-      brand: raw.brand_name!,
-      image_url: raw.image_url!,
-      contains_allergens: raw.contains_allergens!,
-      certifications: raw.certifications!,
-      substance_flags: (raw.substances ?? []).filter(
-        (s) => input.excludeSubstances.includes(s.slug) && s.confidence < CONFIDENT,
-      ),
+  let likeness = 1
+  const clauses: Term[][] = []
+  for (const clause of p.clauses) {
+    const terms: Term[] = []
+    let best = 0
+    for (const t of clause) {
+      if (t.text.length < 3) {
+        terms.push(t)
+        best = 1
+        continue
+      }
+      const alike = await ex.execute<{ word: string; likeness: number }>(sql`select word,
+          similarity(word, catalog_fold(${t.text}))::float8 as likeness
+        from search_words where word % catalog_fold(${t.text}) order by 2 desc, word limit 3`)
+      for (const a of alike.rows) terms.push({ text: a.word, phrase: false, prefix: false })
+      best = Math.max(best, alike.rows[0]?.likeness ?? 0)
     }
-  if (raw.type === 'brand') return { type: 'brand', ...base, name: raw.brand!, product_count: raw.product_count! }
-  return {
-    type: 'retailer',
-    ...base,
-    name: raw.retailer!,
-    website: raw.website!,
-    is_online: raw.is_online!,
-    is_physical: raw.is_physical!,
+    if (terms.length === 0) return null
+    clauses.push(terms)
+    likeness = Math.min(likeness, best)
   }
+  return { query: { ...p, clauses }, likeness }
 }
+
+type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; hits: (source: Source) => Promise<Hit[]> }
 
 export async function searchPostgres(ex: Executor, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
   const rows: SearchRow[] = []
   if (p.gtin && input.types.includes('product')) {
-    const exact = sql`(select 'product'::text as type, p.id, 1::float8 as rank from products p
-      where p.gtin = ${p.gtin} and ${productFilters(input)})`
-    rows.push(...(await rowsOf(ex, exact, 1)).map((r) => toRow(r, 'gtin', input)))
+    const filters = SOURCES.product.row(input)
+    const exact = await ex.execute<{ id: string }>(
+      sql`select h.id from products h where h.gtin = ${p.gtin}${filters ? sql` and ${filters}` : sql``}`,
+    )
+    const hits = exact.rows.map((r) => ({ type: 'product' as const, id: r.id, rank: 1 }))
+    rows.push(...(await rowsOf(ex, hits)).map((r) => toRow(r, 'gtin', input)))
   }
   if (p.clauses.length === 0) return rows
+  const tiers: Tier[] = [
+    { match: 'fulltext', hits: (s) => fulltext(ex, s, p, input) },
+    {
+      match: 'substring',
+      hits: async (s) => (p.clauses.some((c) => c.every((t) => t.text.length >= 3)) ? substring(ex, s, p, input) : []),
+    },
+    {
+      match: 'fuzzy',
+      hits: async (s) => {
+        fixes ??= corrected(ex, p)
+        const fix = await fixes
+        if (!fix) return []
+        const found = await fulltext(ex, s, fix.query, input)
+        return found.map((h) => ({ ...h, rank: h.rank * fix.likeness }))
+      },
+    },
+  ]
+  let fixes: Promise<Awaited<ReturnType<typeof corrected>>> | undefined
   const seen = new Set(rows.map((r) => r.id))
-  for (const tier of ['fulltext', 'substring', 'fuzzy'] as const) {
-    const m = match(tier, p)
-    if (!m) continue
-    const union = sql.join(
-      input.types.map((c) => hits(c, m, input)),
-      sql` union all `,
-    )
-    const found =
-      tier === 'fuzzy'
-        ? await inTransaction(ex, async (tx) => {
-            await tx.execute(sql`select set_config('pg_trgm.word_similarity_threshold', '0.5', true)`)
-            return rowsOf(tx, union, input.limit)
-          })
-        : await rowsOf(ex, union, input.limit)
-    if (found.length === 0 && rows.length === 0) continue
-    for (const r of found) if (!seen.has(toShortId(r.id))) rows.push(toRow(r, tier, input))
+  for (const tier of tiers) {
+    const hits: Hit[] = []
+    for (const collection of input.types) hits.push(...(await tier.hits(SOURCES[collection])))
+    if (hits.length === 0) continue
+    hits.sort((a, b) => b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    const top = hits.slice(0, input.limit)
+    for (const r of await rowsOf(ex, top)) {
+      const row = toRow(r, tier.match, input)
+      if (!seen.has(row.id)) rows.push(row)
+    }
     break
   }
   return rows.slice(0, input.limit)

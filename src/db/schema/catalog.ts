@@ -7,13 +7,22 @@ import {
   pgEnum,
   pgTable,
   real,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core'
-import { nameSearchText, nameSearchVector, productSearchText, productSearchVector } from '../../search/documents'
+import {
+  nameSearchText,
+  nameSearchVector,
+  nameTitleLength,
+  productSearchText,
+  productSearchVector,
+  productTitleLength,
+  productTitleVector,
+} from '../../search/documents'
 import { organizations } from './accounts'
 import { created, id, metadata, tsvector } from './columns'
 import { UOMS } from './units'
@@ -51,6 +60,7 @@ export const brands = pgTable(
     created: created(),
     searchVector: tsvector().notNull().generatedAlwaysAs(nameSearchVector),
     searchText: text().notNull().generatedAlwaysAs(nameSearchText),
+    titleLen: smallint().notNull().generatedAlwaysAs(nameTitleLength),
   },
   (table) => [
     index('brands_search_vector_idx').using('gin', table.searchVector),
@@ -112,6 +122,8 @@ export const products = pgTable(
     brandName: varchar({ length: 255 }).notNull().default(''),
     searchVector: tsvector().notNull().generatedAlwaysAs(productSearchVector),
     searchText: text().notNull().generatedAlwaysAs(productSearchText),
+    titleVector: tsvector().notNull().generatedAlwaysAs(productTitleVector),
+    titleLen: smallint().notNull().generatedAlwaysAs(productTitleLength),
   },
   (table) => [
     index('products_owner_gtin_idx').on(table.ownerId, table.gtin),
@@ -119,6 +131,7 @@ export const products = pgTable(
     index('products_brand_idx').on(table.brandId),
     index('products_search_vector_idx').using('gin', table.searchVector),
     index('products_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
+    index('products_title_vector_idx').using('gin', table.titleVector),
   ],
 )
 

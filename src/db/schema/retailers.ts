@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, pgTable, text, uuid, varchar } from 'drizzle-orm/pg-core'
-import { nameSearchText, retailerSearchVector } from '../../search/documents'
+import { boolean, index, pgTable, smallint, text, uuid, varchar } from 'drizzle-orm/pg-core'
+import { nameSearchText, nameSearchVector, nameTitleLength, retailerSearchVector } from '../../search/documents'
 import { organizations } from './accounts'
 import { created, id, metadata, tsvector } from './columns'
 
@@ -24,10 +24,13 @@ export const retailers = pgTable(
     created: created(),
     searchVector: tsvector().notNull().generatedAlwaysAs(retailerSearchVector),
     searchText: text().notNull().generatedAlwaysAs(nameSearchText),
+    titleVector: tsvector().notNull().generatedAlwaysAs(nameSearchVector),
+    titleLen: smallint().notNull().generatedAlwaysAs(nameTitleLength),
   },
   (table) => [
     index('retailers_search_vector_idx').using('gin', table.searchVector),
     index('retailers_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
+    index('retailers_title_vector_idx').using('gin', table.titleVector),
     index('retailers_organization_name_idx').on(table.organizationId, sql`lower(${table.name})`, table.id),
     index('retailers_canonical_name_idx').on(sql`lower(${table.name})`, table.id).where(sql`${table.isCanonical}`),
   ],

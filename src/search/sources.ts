@@ -1,0 +1,53 @@
+import { type SQL, sql } from 'drizzle-orm'
+import { CONFIDENT, type Collection, type SearchInput } from './types'
+
+/**
+ * Where each collection is searched: its table, the columns of its title-ordered covering index
+ * (`<table>_title_order_idx`: title_len, id, the title's tsvector and the folded name), its whole
+ * document, and the conditions only the table row can answer (filters, visibility).
+ */
+export type Source = {
+  collection: Collection
+  table: SQL
+  /** the tsvector of the title, included in the covering index */
+  title: string
+  /** the tsvector of the whole document, or null when the title is the whole document */
+  document: string | null
+  /** conditions on the table row `h`, or null when there are none */
+  row: (input: SearchInput) => SQL | null
+}
+
+// one array parameter (drizzle would spread a bare array into a list of parameters)
+const toArray = (values: string[]) => sql`${sql.param(values)}::text[]`
+
+function productConditions(input: SearchInput): SQL | null {
+  const parts: SQL[] = []
+  if (input.excludeAllergens.length > 0)
+    parts.push(sql`not (h.contains_allergens && ${toArray(input.excludeAllergens)})`)
+  if (input.certifications.length > 0) parts.push(sql`h.certifications @> ${toArray(input.certifications)}`)
+  if (input.excludeSubstances.length > 0)
+    parts.push(sql`not exists (select 1 from jsonb_array_elements(h.substances) s
+      where s->>'slug' = any(${toArray(input.excludeSubstances)}) and (s->>'confidence')::float8 >= ${CONFIDENT})`)
+  return parts.length > 0 ? sql.join(parts, sql` and `) : null
+}
+
+export const SOURCES: Record<Collection, Source> = {
+  product: {
+    collection: 'product',
+    table: sql.raw('products'),
+    title: 'title_vector',
+    document: 'search_vector',
+    row: productConditions,
+  },
+  brand: { collection: 'brand', table: sql.raw('brands'), title: 'search_vector', document: null, row: () => null },
+  retailer: {
+    collection: 'retailer',
+    table: sql.raw('retailers'),
+    title: 'title_vector',
+    document: 'search_vector',
+    row: (input) =>
+      input.organizationId
+        ? sql`h.is_active and (h.is_canonical or h.organization_id = ${input.organizationId})`
+        : sql`h.is_active and h.is_canonical`,
+  },
+}
