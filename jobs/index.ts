@@ -4,6 +4,7 @@ import { barcodeBatch, barcodeExpire } from './barcode-batch'
 import { type Binding, bind } from './binding'
 import { catalogPromote, catalogVerify } from './catalog-promote'
 import { consumerBindings, eventsDispatch } from './events'
+import { searchIndex } from './search-index'
 
 /**
  * Binds handlers to the queues the features declare (src/<feature>/queues.ts and event consumers).
@@ -15,6 +16,7 @@ const bindings = (): Binding[] => [
   barcodeBatch,
   barcodeExpire,
   eventsDispatch,
+  searchIndex,
   ...consumerBindings(),
 ]
 

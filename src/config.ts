@@ -21,8 +21,9 @@ const Env = t.Object({
   TRUST_PROXY: t.Optional(t.String()),
   /** Anonymous catalog searches one address may make per minute (spec: 60). */
   SEARCH_ANONYMOUS_PER_MINUTE: t.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
-  TYPESENSE_URL: t.Optional(t.String()),
-  TYPESENSE_API_KEY: t.Optional(t.String()),
+  /** Set: search answers from Typesense at this URL (e.g. http://localhost:8108), kept in step by events. */
+  TYPESENSE_URL: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),
+  TYPESENSE_API_KEY: t.Optional(t.String({ minLength: 1 })),
   LOG_LEVEL: t.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => t.Literal(l)),
     { default: 'info' },
@@ -48,6 +49,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`invalid environment: ${problems.join('; ')}`)
   }
   const parsed = converted as typeof Env.static
+  if (parsed.TYPESENSE_URL && !parsed.TYPESENSE_API_KEY)
+    throw new Error('invalid environment: TYPESENSE_API_KEY: required when TYPESENSE_URL is set')
   const name = (parsed.APP_ENV ?? parsed.NODE_ENV ?? 'development').toLowerCase()
   const environment = name === 'production' ? 'production' : name === 'test' ? 'test' : 'development'
   return { ...parsed, environment }

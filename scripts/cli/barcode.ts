@@ -9,6 +9,7 @@ import { symbolOptions, withDefaults } from '../../src/barcodes/schemas'
 import { TEMPLATES, type TemplateName } from '../../src/barcodes/sheet'
 import { fieldErrors } from '../../src/http/validation'
 import { AppError } from '../../src/shared/errors'
+import { progressReporter } from './progress'
 
 export const barcodeUsage = `usage: cli barcode batch --input gtins.csv --output labels.pdf|labels.zip
          [--template a4-3x8|letter-3x10] [--type auto|ean13|…] [--format svg|png|eps|pdf (zip only)]
@@ -71,7 +72,7 @@ export async function barcodeCommand(argv: string[]): Promise<number> {
     console.error(err instanceof AppError ? err.message : `cannot read ${values.input}`)
     return 2
   }
-  const progress = await progressReporter(items.length)
+  const progress = await progressReporter(items.length, 'rendered')
   const { rendered, errors } = await renderBatch(
     { items, settings: withDefaults(options), output: kind, template: values.template as TemplateName },
     output,
@@ -82,28 +83,4 @@ export async function barcodeCommand(argv: string[]): Promise<number> {
   for (const e of errors) console.error(`row ${e.row} (${e.input}): ${e.reason}`)
   console.log(`${rendered} labels written to ${output}; ${errors.length} rows skipped`)
   return 0
-}
-
-/** A progress bar on a terminal; plain "rendered n/total" lines (every 10%) otherwise. */
-async function progressReporter(total: number) {
-  if (process.stderr.isTTY) {
-    const { SingleBar, Presets } = await import('cli-progress')
-    const bar = new SingleBar(
-      { format: 'rendering [{bar}] {percentage}% | {value}/{total} | ETA {eta}s', stream: process.stderr },
-      Presets.shades_classic,
-    )
-    bar.start(total, 0)
-    return { update: (n: number) => bar.update(n), stop: () => bar.stop() }
-  }
-  let shown = -1
-  return {
-    update: (n: number) => {
-      const tenth = Math.floor((n / total) * 10)
-      if (tenth > shown) {
-        shown = tenth
-        console.error(`rendered ${n}/${total}`)
-      }
-    },
-    stop: () => {},
-  }
 }

@@ -4,10 +4,15 @@ process.env.LOG_TARGET ??= 'stderr' // stdout is for the command's own output
 
 import { barcodeCommand, barcodeUsage } from './barcode'
 import { orgCommand, orgUsage } from './org'
+import { searchCommand, searchUsage } from './search'
 
-const USAGE = `commands:\n  ${orgUsage}\n  ${barcodeUsage}`
+const USAGE = `commands:\n  ${orgUsage}\n  ${barcodeUsage}\n  ${searchUsage}`
 
-const commands: Record<string, (argv: string[]) => Promise<number>> = { org: orgCommand, barcode: barcodeCommand }
+const commands: Record<string, (argv: string[]) => Promise<number>> = {
+  org: orgCommand,
+  barcode: barcodeCommand,
+  search: searchCommand,
+}
 
 const [name, ...argv] = process.argv.slice(2)
 const command = name ? commands[name] : undefined

@@ -1,4 +1,4 @@
-import { index, pgTable, text } from 'drizzle-orm/pg-core'
+import { index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 
 /**
  * The words of every searchable name (folded, 3 characters or more, not all digits), kept by
@@ -9,3 +9,17 @@ import { index, pgTable, text } from 'drizzle-orm/pg-core'
 export const searchWords = pgTable('search_words', { word: text().primaryKey() }, (table) => [
   index('search_words_trgm_idx').using('gin', table.word.op('gin_trgm_ops')),
 ])
+
+/**
+ * Rows whose Typesense documents are out of date (Typesense mode): marked by the `search-index`
+ * event consumer in the event's transaction, drained in batches by the `search.index` queue.
+ */
+export const searchIndexPending = pgTable(
+  'search_index_pending',
+  {
+    collection: text({ enum: ['product', 'brand', 'retailer'] }).notNull(),
+    id: uuid().notNull(),
+    marked: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.collection, table.id] })],
+)

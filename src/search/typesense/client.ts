@@ -1,0 +1,54 @@
+import { Client } from 'typesense'
+import { config } from '../../config'
+import { COLLECTIONS } from './schema'
+
+/** Typesense mode: TYPESENSE_URL (and its key) set. */
+export const typesenseEnabled = () => Boolean(config.TYPESENSE_URL)
+
+let client: Client | null = null
+
+/** The official client, one per process, from TYPESENSE_URL and TYPESENSE_API_KEY. */
+export function typesense(): Client {
+  if (!config.TYPESENSE_URL) throw new Error('TYPESENSE_URL is not set')
+  client ??= new Client({
+    nodes: [{ url: config.TYPESENSE_URL }],
+    apiKey: config.TYPESENSE_API_KEY!,
+    connectionTimeoutSeconds: 5,
+    numRetries: 2,
+    logLevel: 'warn',
+  })
+  return client
+}
+
+const isNotFound = (err: unknown) => (err as { httpStatus?: number })?.httpStatus === 404
+
+/** Creates each declared collection that does not exist yet (fields are never altered here). */
+export async function ensureCollections(): Promise<string[]> {
+  const created: string[] = []
+  for (const schema of Object.values(COLLECTIONS)) {
+    try {
+      await typesense().collections(schema.name).retrieve()
+    } catch (err) {
+      if (!isNotFound(err)) throw err
+      await typesense()
+        .collections()
+        .create(schema as never)
+      created.push(schema.name)
+    }
+  }
+  return created
+}
+
+/** Drops and recreates every declared collection (a full reindex refills them). */
+export async function recreateCollections(): Promise<void> {
+  for (const schema of Object.values(COLLECTIONS)) {
+    try {
+      await typesense().collections(schema.name).delete()
+    } catch (err) {
+      if (!isNotFound(err)) throw err
+    }
+    await typesense()
+      .collections()
+      .create(schema as never)
+  }
+}
