@@ -45,6 +45,16 @@ async function inTitleOrder(
 ): Promise<Entry[]> {
   const { table } = source
   const title = sql.raw(source.title)
+  const hTitle = sql`h.${title}`
+  const all = [where.onIndex ? where.onIndex(hTitle, sql.raw('h.search_text')) : null, where.onRow].filter(
+    (c): c is SQL => c !== null,
+  )
+  if (!source.walk) {
+    // a small collection: the planner picks between the ordered index and the GIN index + sort
+    const found = await ex.execute<Entry>(sql`select h.id, h.title_len from ${table} h
+      where ${sql.join(all, sql` and `)} order by h.title_len, h.id limit ${limit}`)
+    return found.rows
+  }
   const [sTitle, sText] = [sql.raw('s.title'), sql.raw('s.search_text')]
   const conditions = [
     where.onIndex ? where.onIndex(sTitle, sText) : null,
@@ -55,10 +65,6 @@ async function inTitleOrder(
     where ${sql.join(conditions, sql` and `)} order by s.title_len, s.id limit ${limit}`)
   if (walked.rows.length === limit) return walked.rows
   // rare: every row that matches, from the GIN indexes, then sorted (`+ 0`: not walked in order)
-  const hTitle = sql`h.${title}`
-  const all = [where.onIndex ? where.onIndex(hTitle, sql.raw('h.search_text')) : null, where.onRow].filter(
-    (c): c is SQL => c !== null,
-  )
   const found = await ex.execute<Entry>(sql`select h.id, h.title_len from ${table} h
     where ${sql.join(all, sql` and `)} order by h.title_len + 0, h.id limit ${limit}`)
   return found.rows
@@ -172,6 +178,8 @@ export async function searchPostgres(ex: Executor, input: SearchInput, p: Parsed
     )
     const hits = exact.rows.map((r) => ({ type: 'product' as const, id: r.id, rank: 1 }))
     rows.push(...(await rowsOf(ex, hits)).map((r) => toRow(r, 'gtin', input)))
+    // a code that is a GTIN and found: its product is the answer (text tiers would find it again)
+    if (p.code && rows.length > 0) return rows
   }
   if (p.clauses.length === 0) return rows
   const tiers: Tier[] = [

@@ -13,6 +13,8 @@ export type Source = {
   title: string
   /** the tsvector of the whole document, or null when the title is the whole document */
   document: string | null
+  /** walk the covering index in title order first (a large collection), else let the planner choose */
+  walk: boolean
   /** conditions on the table row `h`, or null when there are none */
   row: (input: SearchInput) => SQL | null
 }
@@ -37,14 +39,23 @@ export const SOURCES: Record<Collection, Source> = {
     table: sql.raw('products'),
     title: 'title_vector',
     document: 'search_vector',
+    walk: true,
     row: productConditions,
   },
-  brand: { collection: 'brand', table: sql.raw('brands'), title: 'search_vector', document: null, row: () => null },
+  brand: {
+    collection: 'brand',
+    table: sql.raw('brands'),
+    title: 'search_vector',
+    document: null,
+    walk: false,
+    row: () => null,
+  },
   retailer: {
     collection: 'retailer',
     table: sql.raw('retailers'),
     title: 'title_vector',
     document: 'search_vector',
+    walk: false,
     row: (input) =>
       input.organizationId
         ? sql`h.is_active and (h.is_canonical or h.organization_id = ${input.organizationId})`
