@@ -180,5 +180,7 @@ export async function seedCatalog(
     await client.query(i.indexdef)
     progress(`index ${i.indexname}`)
   }
-  await client.query('analyze products; analyze brands; analyze retailers')
+  // vacuum too: a bulk load leaves the visibility map unset (autovacuum would set it later), and the
+  // title-order walk is an index-only scan only where it is set
+  for (const table of ['products', 'brands', 'retailers']) await client.query(`vacuum (analyze) ${table}`)
 }

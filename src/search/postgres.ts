@@ -167,6 +167,9 @@ async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQ
   return { query: { ...p, clauses }, likeness }
 }
 
+/** A code (digits) is rare in any collection: no walk, the GIN index finds it. */
+const forQuery = (source: Source, p: ParsedQuery): Source => (p.code ? { ...source, walk: false } : source)
+
 type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; hits: (source: Source) => Promise<Hit[]> }
 
 export async function searchPostgres(ex: Executor, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
@@ -183,10 +186,11 @@ export async function searchPostgres(ex: Executor, input: SearchInput, p: Parsed
   }
   if (p.clauses.length === 0) return rows
   const tiers: Tier[] = [
-    { match: 'fulltext', hits: (s) => fulltext(ex, s, p, input) },
+    { match: 'fulltext', hits: (s) => fulltext(ex, forQuery(s, p), p, input) },
     {
       match: 'substring',
-      hits: async (s) => (p.clauses.some((c) => c.every((t) => t.text.length >= 3)) ? substring(ex, s, p, input) : []),
+      hits: async (s) =>
+        p.clauses.some((c) => c.every((t) => t.text.length >= 3)) ? substring(ex, forQuery(s, p), p, input) : [],
     },
     {
       match: 'fuzzy',
