@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import pg from 'pg'
 import { SEARCH_FIELDS } from '../../src/catalog/fields'
-import { ADMIN, eventually, sql, uniqueGtin } from '../support/fixtures'
+import { ADMIN, eventually, PRODUCT_ROW_KEYS, sql, uniqueGtin } from '../support/fixtures'
 import { run, startServer } from '../support/process'
 import { databaseUrl } from '../support/server'
 import { type Recorded, startTypesenseFake } from '../support/typesense-fake'
@@ -181,21 +181,7 @@ describe('Typesense mode: queries', () => {
       certifications: ['organic', 'usda-organic'],
       substance_flags: [],
     })
-    expect(Object.keys(rows[0]).sort()).toEqual(
-      [
-        'brand',
-        'certifications',
-        'contains_allergens',
-        'gtin',
-        'id',
-        'image_url',
-        'match',
-        'name',
-        'rank',
-        'substance_flags',
-        'type',
-      ].sort(),
-    )
+    expect(Object.keys(rows[0]).sort()).toEqual(PRODUCT_ROW_KEYS)
     expect(rows[0].rank).toBeGreaterThan(0)
     expect(rows[0].rank).toBeLessThan(1)
   })

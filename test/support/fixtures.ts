@@ -135,3 +135,18 @@ export async function eventually<T>(check: () => Promise<T | null>, ms = 20_000)
     await Bun.sleep(100)
   }
 }
+
+/** The keys of a product row of catalog search (contract §5), sorted. */
+export const PRODUCT_ROW_KEYS = [
+  'brand',
+  'certifications',
+  'contains_allergens',
+  'gtin',
+  'id',
+  'image_url',
+  'match',
+  'name',
+  'rank',
+  'substance_flags',
+  'type',
+]
