@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm'
-import { FIELD_COLUMNS, SEARCH_FIELDS } from '../catalog/fields'
+import { FIELD_COLUMNS, type ProductField, SEARCH_FIELDS } from '../catalog/fields'
 
 /**
  * What each collection is searched by, as the SQL of stored generated columns (so a change is
@@ -15,12 +15,13 @@ import { FIELD_COLUMNS, SEARCH_FIELDS } from '../catalog/fields'
  *   title matches are ordered by it: the fewer other words, the closer the match (`src/search/rank.ts`).
  */
 
-const snake = (column: string) => column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+/** The SQL column of a product field (drizzle's snake_case of its property). */
+export const fieldColumn = (field: ProductField) => FIELD_COLUMNS[field].replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 const weighted = (expression: string, weight: string) =>
   `setweight(to_tsvector('catalog'::regconfig, ${expression}), '${weight}')`
 
 export const PRODUCT_DOCUMENT_PARTS = [
-  ...SEARCH_FIELDS.map((f) => ({ expression: `"${snake(FIELD_COLUMNS[f.name])}"`, weight: f.weight })),
+  ...SEARCH_FIELDS.map((f) => ({ expression: `"${fieldColumn(f.name)}"`, weight: f.weight })),
   { expression: '"brand_name"', weight: 'B' },
   { expression: `"gtin"::text || ' ' || ltrim("gtin", '0')`, weight: 'A' },
 ]

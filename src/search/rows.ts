@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { arrayParam } from '../db/params'
 import type { SubstanceMatch } from '../db/schema'
 import type { Executor } from '../db/tx'
 import { toShortId } from '../shared/ids'
@@ -23,25 +24,26 @@ export type RawRow = {
   is_physical: boolean | null
 }
 
-const param = (values: unknown[], type: string) => sql`${sql.param(values)}::${sql.raw(type)}`
-
 /** The fields of ranked hits, in their order (rank descending, then id). */
 export async function rowsOf(
   ex: Executor,
   hits: { type: SearchRow['type']; id: string; rank: number }[],
 ): Promise<RawRow[]> {
   if (hits.length === 0) return []
+  const types = arrayParam(
+    hits.map((h) => h.type),
+    'text',
+  )
+  const ids = arrayParam(
+    hits.map((h) => h.id),
+    'uuid',
+  )
+  const ranks = arrayParam(
+    hits.map((h) => h.rank),
+    'float8',
+  )
   const result = await ex.execute<RawRow>(sql`with hits as (
-      select * from unnest(${param(
-        hits.map((h) => h.type),
-        'text[]',
-      )}, ${param(
-        hits.map((h) => h.id),
-        'uuid[]',
-      )}, ${param(
-        hits.map((h) => h.rank),
-        'float8[]',
-      )}) as h(type, id, rank))
+      select * from unnest(${types}, ${ids}, ${ranks}) as h(type, id, rank))
     select h.type, h.id, h.rank,
       p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
       b.name as brand, (select count(*)::int from products c where c.brand_id = b.id) as product_count,

@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm'
+import { arrayParam } from '../db/params'
 import { CONFIDENT, type Collection, type SearchInput } from './types'
 
 /**
@@ -19,8 +20,7 @@ export type Source = {
   row: (input: SearchInput) => SQL | null
 }
 
-// one array parameter (drizzle would spread a bare array into a list of parameters)
-const toArray = (values: string[]) => sql`${sql.param(values)}::text[]`
+const toArray = (values: string[]) => arrayParam(values, 'text')
 
 function productConditions(input: SearchInput): SQL | null {
   const parts: SQL[] = []

@@ -1,24 +1,27 @@
 import { sql } from 'drizzle-orm'
-import { FIELD_COLUMNS, SEARCH_FIELDS } from '../../catalog/fields'
+import { SEARCH_FIELDS } from '../../catalog/fields'
+import { arrayParam } from '../../db/params'
 import type { Executor } from '../../db/tx'
+import { fieldColumn } from '../documents'
+import { SOURCES } from '../sources'
 import { CONFIDENT, type Collection } from '../types'
 
 /**
  * The Typesense documents of stored rows, by UUID (the document id). A row that no longer exists
- * (or a retailer no longer active) has no document: the caller deletes it from the index.
+ * has no document: the caller deletes it from the index. Inactive retailers keep theirs
+ * (`is_active` is a filter).
  */
 export type Document = { id: string } & Record<string, unknown>
 
-const snake = (property: string) => property.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 const column = (name: string) => sql.raw(`"${name}"`)
 const SEARCHED = sql.join(
-  SEARCH_FIELDS.map((f) => sql`coalesce(p.${column(snake(FIELD_COLUMNS[f.name]))}, '') as ${column(f.name)}`),
+  SEARCH_FIELDS.map((f) => sql`coalesce(p.${column(fieldColumn(f.name))}, '') as ${column(f.name)}`),
   sql`, `,
 )
 
 export async function loadDocuments(ex: Executor, collection: Collection, ids: string[]): Promise<Document[]> {
   if (ids.length === 0) return []
-  const list = sql`${sql.param(ids)}::uuid[]`
+  const list = arrayParam(ids, 'uuid')
   if (collection === 'product') {
     const rows = await ex.execute<Document & { substances: { slug: string; confidence: number }[] }>(sql`
       select p.id::text as id, ${SEARCHED}, p.brand_name as brand, p.gtin,
@@ -47,14 +50,14 @@ export async function loadDocuments(ex: Executor, collection: Collection, ids: s
 
 /** Every id of a collection in id order, a page at a time after `after` (for a full reindex). */
 export async function idPage(ex: Executor, collection: Collection, after: string | null, size: number) {
-  const table = sql.raw({ product: 'products', brand: 'brands', retailer: 'retailers' }[collection])
+  const { table } = SOURCES[collection]
   const rows = await ex.execute<{ id: string }>(sql`select id::text as id from ${table}
     ${after ? sql`where id > ${after}::uuid` : sql``} order by id limit ${size}`)
   return rows.rows.map((r) => r.id)
 }
 
 export async function countRows(ex: Executor, collection: Collection): Promise<number> {
-  const table = sql.raw({ product: 'products', brand: 'brands', retailer: 'retailers' }[collection])
+  const { table } = SOURCES[collection]
   const rows = await ex.execute<{ n: number }>(sql`select count(*)::int as n from ${table}`)
   return rows.rows[0]!.n
 }

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { arrayParam } from '../../db/params'
 import { defineQueue } from '../../db/queues'
 import { searchIndexPending } from '../../db/schema'
 import type { Executor, Tx } from '../../db/tx'
@@ -102,7 +103,13 @@ export async function drainIndexMarks(ex: Executor): Promise<number> {
       )
       // a row marked again while this batch was sent keeps its newer mark
       await ex.execute(sql`delete from search_index_pending p
-        using unnest(${sql.param(mine.map((m) => m.id))}::uuid[], ${sql.param(mine.map((m) => m.marked))}::timestamptz[]) m(id, marked)
+        using unnest(${arrayParam(
+          mine.map((m) => m.id),
+          'uuid',
+        )}, ${arrayParam(
+          mine.map((m) => m.marked),
+          'timestamptz',
+        )}) m(id, marked)
         where p.collection = ${collection} and p.id = m.id and p.marked <= m.marked`)
       done += mine.length
     }
