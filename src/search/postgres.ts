@@ -170,7 +170,7 @@ async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQ
 /** A code (digits) is rare in any collection: no walk, the GIN index finds it. */
 const forQuery = (source: Source, p: ParsedQuery): Source => (p.code ? { ...source, walk: false } : source)
 
-type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; hits: (source: Source) => Promise<Hit[]> }
+type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; hits: () => Promise<Hit[]> }
 
 export async function searchPostgres(ex: Executor, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
   const rows: SearchRow[] = []
@@ -185,29 +185,32 @@ export async function searchPostgres(ex: Executor, input: SearchInput, p: Parsed
     if (p.code && rows.length > 0) return rows
   }
   if (p.clauses.length === 0) return rows
+  // each tier's hits over the selected collections, one collection after the other
+  const each = async (hitsOf: (s: Source) => Promise<Hit[]>) => {
+    const hits: Hit[] = []
+    for (const collection of input.types) hits.push(...(await hitsOf(forQuery(SOURCES[collection], p))))
+    return hits
+  }
   const tiers: Tier[] = [
-    { match: 'fulltext', hits: (s) => fulltext(ex, forQuery(s, p), p, input) },
+    { match: 'fulltext', hits: () => each((s) => fulltext(ex, s, p, input)) },
     {
       match: 'substring',
-      hits: async (s) =>
-        p.clauses.some((c) => c.every((t) => t.text.length >= 3)) ? substring(ex, forQuery(s, p), p, input) : [],
+      hits: async () =>
+        p.clauses.some((c) => c.every((t) => t.text.length >= 3)) ? each((s) => substring(ex, s, p, input)) : [],
     },
     {
       match: 'fuzzy',
-      hits: async (s) => {
-        fixes ??= corrected(ex, p)
-        const fix = await fixes
+      hits: async () => {
+        const fix = await corrected(ex, p)
         if (!fix) return []
-        const found = await fulltext(ex, s, fix.query, input)
+        const found = await each((s) => fulltext(ex, s, fix.query, input))
         return found.map((h) => ({ ...h, rank: h.rank * fix.likeness }))
       },
     },
   ]
-  let fixes: Promise<Awaited<ReturnType<typeof corrected>>> | undefined
   const seen = new Set(rows.map((r) => r.id))
   for (const tier of tiers) {
-    const hits: Hit[] = []
-    for (const collection of input.types) hits.push(...(await tier.hits(SOURCES[collection])))
+    const hits = await tier.hits()
     if (hits.length === 0) continue
     hits.sort((a, b) => b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     const top = hits.slice(0, input.limit)

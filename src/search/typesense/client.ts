@@ -22,8 +22,21 @@ export function typesense(): Client {
 
 const isNotFound = (err: unknown) => (err as { httpStatus?: number })?.httpStatus === 404
 
-/** Creates each declared collection that does not exist yet (fields are never altered here). */
-export async function ensureCollections(): Promise<string[]> {
+let ensured: Promise<string[]> | null = null
+
+/**
+ * Creates each declared collection that does not exist yet (fields are never altered here); checked
+ * once per process, again only after a failure.
+ */
+export function ensureCollections(): Promise<string[]> {
+  ensured ??= createMissing().catch((err) => {
+    ensured = null
+    throw err
+  })
+  return ensured
+}
+
+async function createMissing(): Promise<string[]> {
   const created: string[] = []
   for (const schema of Object.values(COLLECTIONS)) {
     try {
@@ -37,18 +50,4 @@ export async function ensureCollections(): Promise<string[]> {
     }
   }
   return created
-}
-
-/** Drops and recreates every declared collection (a full reindex refills them). */
-export async function recreateCollections(): Promise<void> {
-  for (const schema of Object.values(COLLECTIONS)) {
-    try {
-      await typesense().collections(schema.name).delete()
-    } catch (err) {
-      if (!isNotFound(err)) throw err
-    }
-    await typesense()
-      .collections()
-      .create(schema as never)
-  }
 }

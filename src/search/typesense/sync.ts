@@ -117,7 +117,7 @@ export async function drainIndexMarks(ex: Executor): Promise<number> {
 }
 
 /**
- * A full rebuild (`npm run cli -- search reindex`): recreate nothing, upsert every row of every
+ * A full rebuild (`npm run cli -- search reindex`): creates missing collections, then upserts every row of every
  * collection in id order, a batch at a time; `progress` is told after each batch.
  */
 export async function reindexAll(
