@@ -5,6 +5,8 @@ import { type Binding, bind } from './binding'
 import { catalogPromote, catalogVerify } from './catalog-promote'
 import { consumerBindings, eventsDispatch } from './events'
 import { searchIndex } from './search-index'
+import { startStream } from './stream'
+import { webhookDeliver } from './webhook-deliver'
 
 /**
  * Binds handlers to the queues the features declare (src/<feature>/queues.ts and event consumers).
@@ -20,11 +22,18 @@ const bindings = (): Binding[] => [
   ...consumerBindings(),
 ]
 
+const streams = () => [webhookDeliver]
+
 /** Every process creates the queues it may send to (idempotent), dead-letter queues first. */
 export async function createQueues(): Promise<void> {
-  for (const { queue } of bindings()) await createQueue(queue)
+  for (const { queue } of [...bindings(), ...streams()]) await createQueue(queue)
 }
 
-export async function startWorkers(boss: PgBoss): Promise<void> {
+/** Starts every worker; the returned function stops the streams (pg-boss stops its own workers). */
+export async function startWorkers(boss: PgBoss): Promise<() => Promise<void>> {
   for (const binding of bindings()) await bind(boss, binding)
+  const stops = streams().map((stream) => startStream(boss, stream))
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()))
+  }
 }

@@ -10,6 +10,7 @@ import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
 import { retailerRoutes } from './retailers/routes'
 import { searchRoutes } from './search/routes'
+import { webhookRoutes } from './webhooks/routes'
 
 /** The HTTP application: shared conventions first, then one plugin per feature. */
 export function createApp() {
@@ -27,6 +28,7 @@ export function createApp() {
     .use(catalogRoutes)
     .use(barcodeRoutes)
     .use(searchRoutes)
+    .use(webhookRoutes)
   self = app
   return app
 }

@@ -24,6 +24,18 @@ const Env = t.Object({
   /** Set: search answers from Typesense at this URL (e.g. http://localhost:8108), kept in step by events. */
   TYPESENSE_URL: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),
   TYPESENSE_API_KEY: t.Optional(t.String({ minLength: 1 })),
+  /** Seconds to wait before each retry of a failed webhook delivery (then it is failed); jittered ±10 %. */
+  WEBHOOK_RETRY_SCHEDULE: t.String({
+    pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?){0,19}$',
+    default: '30,120,600,3600,14400,43200,86400',
+  }),
+  /** Seconds a webhook receiver has to answer. */
+  WEBHOOK_TIMEOUT_SECONDS: t.Number({ minimum: 0.1, maximum: 60, default: 10 }),
+  /** Deliveries one worker process has in flight at once, and one endpoint across all processes. */
+  WEBHOOK_MAX_IN_FLIGHT: t.Integer({ minimum: 1, maximum: 1000, default: 200 }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: t.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  /** Hours an endpoint may fail every delivery before it is switched off (5 days). */
+  WEBHOOK_DISABLE_AFTER_HOURS: t.Number({ minimum: 0.01, maximum: 24 * 365, default: 120 }),
   LOG_LEVEL: t.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => t.Literal(l)),
     { default: 'info' },

@@ -33,7 +33,11 @@ export async function openDatabase(config: Config, poolSize?: number): Promise<D
 }
 
 /** What `jobs/` provides: queue creation and handler binding (src/ never imports jobs/). */
-export type JobRunner = { createQueues: () => Promise<void>; startWorkers: (boss: PgBoss) => Promise<void> }
+export type JobRunner = {
+  createQueues: () => Promise<void>
+  /** Starts the handlers; resolves to a function that stops what pg-boss does not stop itself. */
+  startWorkers: (boss: PgBoss) => Promise<() => Promise<void>>
+}
 
 /** Background parts of a serving process: the notification listener, pg-boss and, for workers, handlers. */
 export async function startBackground(config: Config, url: string, jobs: JobRunner, withWorkers: boolean) {
@@ -42,8 +46,9 @@ export async function startBackground(config: Config, url: string, jobs: JobRunn
   listener.start(url)
   const boss = await startBoss(url, withWorkers)
   await jobs.createQueues()
-  if (withWorkers) await jobs.startWorkers(boss)
+  const stopWorkers = withWorkers ? await jobs.startWorkers(boss) : async () => {}
   return async () => {
+    await stopWorkers()
     await listener.stop()
     await stopBoss()
   }

@@ -4,10 +4,11 @@ import { prepared } from '../db/prepared'
 import { apiKeys } from '../db/schema'
 import { type Executor, inTransaction } from '../db/tx'
 import { toShortId } from '../shared/ids'
+import { maskSecret } from '../shared/mask'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
 import { type Caller, keyCache, REVOCATION_CHANNEL } from './key-cache'
-import { hashKey, looksLikeKey, maskKey, newRawKey } from './key-material'
+import { hashKey, looksLikeKey, newRawKey } from './key-material'
 import type { ApiKeyRole } from './roles'
 
 type ApiKeyRow = typeof apiKeys.$inferSelect
@@ -18,7 +19,7 @@ export function toApiKeyResource(row: ApiKeyRow, rawKey?: string) {
     name: row.name,
     role: row.role,
     created: row.created.toISOString(),
-    key: rawKey ?? maskKey(row.keyPrefix),
+    key: rawKey ?? maskSecret(row.keyPrefix),
     metadata: row.metadata,
     description: row.description,
   }

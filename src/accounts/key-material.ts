@@ -11,6 +11,3 @@ export function newRawKey(): string {
 export const hashKey = (raw: string) => createHash('sha256').update(raw).digest('hex')
 
 export const looksLikeKey = (raw: string) => KEY_SHAPE.test(raw)
-
-/** The masked form of contract §5: the first 8 characters followed by `...`. */
-export const maskKey = (prefix: string) => `${prefix.slice(0, 8)}...`

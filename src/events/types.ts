@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'resolution_rule.deleted',
   'revenue_share.calculated',
   'webhook.test',
+  'webhook_endpoint.disabled',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 

@@ -20,7 +20,11 @@ export const events = pgTable(
     subjectId: uuid().notNull(),
     created: created(),
   },
-  (table) => [index('events_subject_idx').on(table.subjectId)],
+  (table) => [
+    index('events_subject_idx').on(table.subjectId),
+    // webhook recovery replays an organization's events since a time
+    index('events_organization_created_idx').on(table.organizationId, table.created),
+  ],
 )
 
 /**

@@ -1,0 +1,142 @@
+import { and, eq, sql } from 'drizzle-orm'
+import { config } from '../config'
+import { db } from '../db/client'
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../db/schema'
+import { type Tx, transaction } from '../db/tx'
+import { emit } from '../events/outbox'
+import { eventBody } from '../events/types'
+import { deliverQueue } from './deliveries'
+import { type EndpointRow, toEndpointResource } from './endpoints'
+import { nextRetryDelayMs } from './retry-schedule'
+import { type PostResult, postToTarget } from './sender'
+import { signatureHeader } from './signature'
+import { type TargetPolicy, targetPolicy } from './target-url'
+
+export type AttemptOptions = { now?: () => Date; policy?: TargetPolicy }
+
+/**
+ * Makes the attempt a delivery job stands for: signs the event's body at the moment of sending,
+ * POSTs it, and records the outcome. Nothing happens when the job is stale (the delivery's token
+ * changed, or it is settled), and a delivery whose endpoint is switched off waits without a job
+ * until the endpoint is switched on. A worker that dies mid-attempt leaves the job to pg-boss,
+ * which runs it again: receivers may see an event twice and deduplicate by its id.
+ */
+export async function attemptDelivery(deliveryId: string, token: string, options: AttemptOptions = {}) {
+  const now = options.now ?? (() => new Date())
+  const [found] = await db
+    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.id, deliveryId))
+  if (!found) return
+  const { delivery, endpoint, event } = found
+  const current = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.jobToken, token))
+  if (delivery.jobToken !== token || endpoint.deletedAt) return
+  if (!endpoint.isActive) {
+    await db.update(webhookDeliveries).set({ jobToken: null }).where(current)
+    return
+  }
+  const attempt = delivery.attempts + 1
+  const body = JSON.stringify(eventBody(event))
+  const sentAt = now()
+  const result = await postToTarget(
+    endpoint.url,
+    body,
+    {
+      'content-type': 'application/json',
+      'user-agent': 'gtin-catalog-webhooks/1',
+      'x-service-signature': signatureHeader(
+        { secret: endpoint.signingSecret, previousSecret: endpoint.previousSecret, rotatedAt: endpoint.rotatedAt },
+        body,
+        sentAt,
+      ),
+      'x-service-event-id': eventBody(event).id,
+      'x-service-event-type': event.eventType,
+      'x-service-delivery-attempt': String(attempt),
+    },
+    options.policy ?? targetPolicy(),
+    config.WEBHOOK_TIMEOUT_SECONDS * 1000,
+  )
+  await transaction((tx) => recordAttempt(tx, delivery.id, token, attempt, endpoint, result, now()))
+}
+
+const succeeded = (result: PostResult) => result.status !== null && result.status >= 200 && result.status < 300
+
+async function recordAttempt(
+  tx: Tx,
+  deliveryId: string,
+  token: string,
+  attempt: number,
+  endpoint: EndpointRow,
+  result: PostResult,
+  at: Date,
+) {
+  const ok = succeeded(result)
+  const delay = ok ? null : nextRetryDelayMs(attempt, result.retryAfter)
+  const next = delay === null ? null : { token: crypto.randomUUID(), at: new Date(at.getTime() + delay) }
+  const [updated] = await tx
+    .update(webhookDeliveries)
+    .set({
+      status: ok ? 'succeeded' : next ? 'retrying' : 'failed',
+      attempts: attempt,
+      lastAttemptAt: at,
+      responseStatus: result.status,
+      jobToken: next?.token ?? null,
+      nextAttemptAt: next?.at ?? null,
+    })
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.jobToken, token)))
+    .returning({ id: webhookDeliveries.id })
+  // another run of this job recorded it first
+  if (!updated) return
+  await tx.insert(webhookAttempts).values({
+    deliveryId,
+    attempt,
+    responseStatus: result.status,
+    latencyMs: result.latencyMs,
+    error: result.error ?? (ok ? null : `HTTP ${result.status}`),
+    created: at,
+  })
+  if (next)
+    await deliverQueue.send(tx, { deliveryId, token: next.token }, { startAfter: next.at, group: { id: endpoint.id } })
+  await trackHealth(tx, endpoint, ok, at)
+}
+
+/**
+ * An endpoint's run of failures: cleared by any success; once every attempt has failed for
+ * WEBHOOK_DISABLE_AFTER_HOURS (5 days), the endpoint is switched off with a reason, and
+ * `webhook_endpoint.disabled` goes to the organization's other endpoints that subscribe to it.
+ */
+async function trackHealth(tx: Tx, endpoint: EndpointRow, ok: boolean, at: Date) {
+  if (ok) {
+    if (endpoint.failingSince)
+      await tx.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id))
+    return
+  }
+  const since = endpoint.failingSince ?? at
+  const limitMs = config.WEBHOOK_DISABLE_AFTER_HOURS * 3600 * 1000
+  if (at.getTime() - since.getTime() < limitMs) {
+    if (!endpoint.failingSince)
+      await tx
+        .update(webhookEndpoints)
+        .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${at.toISOString()}::timestamptz)` })
+        .where(eq(webhookEndpoints.id, endpoint.id))
+    return
+  }
+  const [disabled] = await tx
+    .update(webhookEndpoints)
+    .set({
+      isActive: false,
+      disabledReason: `every delivery failed since ${since.toISOString()}; switched off after ${config.WEBHOOK_DISABLE_AFTER_HOURS} hours`,
+      modified: sql`now()`,
+    })
+    .where(and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.isActive, true)))
+    .returning()
+  if (disabled)
+    await emit(tx, {
+      eventType: 'webhook_endpoint.disabled',
+      organizationId: disabled.organizationId,
+      subjectId: disabled.id,
+      data: toEndpointResource(disabled),
+    })
+}

@@ -1,0 +1,227 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { db } from '../db/client'
+import { arrayParam } from '../db/params'
+import { defineQueue } from '../db/queues'
+import { type DeliveryStatus, webhookDeliveries, webhookEndpoints } from '../db/schema'
+import { type Executor, inTransaction, type Tx } from '../db/tx'
+import type { EventType } from '../events/types'
+import { AppError, notFound } from '../shared/errors'
+import { toShortId } from '../shared/ids'
+import { type PageQuery, paginate } from '../shared/pagination'
+
+/**
+ * One job per attempt of a delivery, grouped by endpoint so that pg-boss caps the attempts one
+ * endpoint has in flight across every worker. Scheduled retries are jobs with `startAfter`; the
+ * queue's own retries cover only a worker that died or a database error mid-attempt (delivery is
+ * at least once). A job carries the delivery's token: a job whose token is no longer the
+ * delivery's (superseded by a resume or a resend) does nothing.
+ */
+export const deliverQueue = defineQueue<{ deliveryId: string; token: string }>('webhooks.deliver', {
+  retryLimit: 20,
+  retryDelay: 5,
+  retryBackoff: true,
+  retryDelayMax: 300,
+  // a killed worker stops heart-beating; its attempts run again within seconds
+  heartbeatSeconds: 10,
+})
+
+type Scheduled = { id: string; endpointId: string; jobToken: string | null; nextAttemptAt: Date | null }
+
+async function queueAttempts(tx: Tx, rows: Scheduled[]) {
+  await deliverQueue.insert(
+    tx,
+    rows
+      .filter((r) => r.jobToken)
+      .map((r) => ({
+        data: { deliveryId: r.id, token: r.jobToken! },
+        startAfter: r.nextAttemptAt ?? undefined,
+        group: { id: r.endpointId },
+      })),
+  )
+}
+
+const scheduledColumns = {
+  id: webhookDeliveries.id,
+  endpointId: webhookDeliveries.endpointId,
+  jobToken: webhookDeliveries.jobToken,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+}
+
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect
+type EventRef = { id: string; eventType: EventType; organizationId: string }
+
+/**
+ * One delivery of an event per endpoint, in the caller's transaction, each with its first job.
+ * A delivery to an endpoint that is off waits (no job) until the endpoint is switched on.
+ */
+export async function createDeliveries(
+  tx: Tx,
+  event: EventRef,
+  endpoints: { id: string; isActive: boolean }[],
+): Promise<DeliveryRow[]> {
+  if (endpoints.length === 0) return []
+  const rows = await tx
+    .insert(webhookDeliveries)
+    .values(
+      endpoints.map((endpoint) => ({
+        organizationId: event.organizationId,
+        endpointId: endpoint.id,
+        eventId: event.id,
+        eventType: event.eventType,
+        jobToken: endpoint.isActive ? sql`gen_random_uuid()` : null,
+        nextAttemptAt: endpoint.isActive ? sql`now()` : null,
+      })),
+    )
+    .returning()
+  await queueAttempts(tx, rows)
+  return rows
+}
+
+/** Deliveries still to go out that waited while their endpoint was off: each gets a job now. */
+export async function resumeDeliveries(tx: Tx, endpointId: string) {
+  const rows = await tx
+    .update(webhookDeliveries)
+    .set({ jobToken: sql`gen_random_uuid()`, nextAttemptAt: sql`now()` })
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        inArray(webhookDeliveries.status, ['pending', 'retrying']),
+        isNull(webhookDeliveries.jobToken),
+      ),
+    )
+    .returning(scheduledColumns)
+  await queueAttempts(tx, rows)
+}
+
+/** A deleted endpoint's deliveries still to go out are cancelled; their jobs find no token. */
+export async function cancelDeliveries(tx: Tx, endpointId: string) {
+  await tx
+    .update(webhookDeliveries)
+    .set({ status: 'cancelled', jobToken: null, nextAttemptAt: null })
+    .where(
+      and(eq(webhookDeliveries.endpointId, endpointId), inArray(webhookDeliveries.status, ['pending', 'retrying'])),
+    )
+}
+
+export type AttemptRecord = {
+  attempt: number
+  at: string
+  response_status: number | null
+  latency_ms: number
+  error: string | null
+}
+
+export const toDeliveryResource = (row: DeliveryRow, attemptLog: AttemptRecord[] = []) => ({
+  id: toShortId(row.id),
+  endpoint_id: toShortId(row.endpointId),
+  event_id: toShortId(row.eventId),
+  event_type: row.eventType,
+  status: row.status,
+  attempts: row.attempts,
+  last_attempt_at: row.lastAttemptAt?.toISOString() ?? null,
+  next_attempt_at: row.jobToken ? (row.nextAttemptAt?.toISOString() ?? null) : null,
+  response_status: row.responseStatus,
+  created: row.created.toISOString(),
+  attempt_log: attemptLog,
+})
+
+const attemptLog = sql<AttemptRecord[]>`coalesce((
+  select json_agg(json_build_object(
+    'attempt', a.attempt, 'at', to_char(a.created at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'response_status', a.response_status, 'latency_ms', a.latency_ms, 'error', a.error) order by a.attempt)
+  from webhook_attempts a where a.delivery_id = webhook_deliveries.id), '[]'::json)`
+
+export type DeliveryFilter = { endpoint_id?: string; status?: DeliveryStatus }
+
+/** The organization's deliveries, newest first, each with its attempts. */
+export function listDeliveries(organizationId: string, filter: DeliveryFilter, page: PageQuery) {
+  const where = and(
+    eq(webhookDeliveries.organizationId, organizationId),
+    filter.endpoint_id === undefined ? undefined : eq(webhookDeliveries.endpointId, filter.endpoint_id),
+    filter.status === undefined ? undefined : eq(webhookDeliveries.status, filter.status),
+  )
+  return paginate(
+    page,
+    (limit, offset) =>
+      db
+        .select({ delivery: webhookDeliveries, attempts: attemptLog, total_count: sql<number>`count(*) over ()` })
+        .from(webhookDeliveries)
+        .where(where)
+        .orderBy(sql`${webhookDeliveries.created} desc`, sql`${webhookDeliveries.id} desc`)
+        .limit(limit)
+        .offset(offset),
+    () => db.$count(webhookDeliveries, where),
+    (r) => toDeliveryResource(r.delivery, r.attempts),
+  )
+}
+
+async function liveEndpoint(tx: Tx, organizationId: string, id: string) {
+  const [endpoint] = await tx
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.id, id),
+        eq(webhookEndpoints.organizationId, organizationId),
+        isNull(webhookEndpoints.deletedAt),
+      ),
+    )
+    .for('update')
+  return endpoint ?? null
+}
+
+/**
+ * Resends one delivery's event to its endpoint as a new delivery (with the full retry schedule),
+ * whatever became of the original. 409 when the endpoint has been deleted or is switched off.
+ */
+export function resendDelivery(ex: Executor, organizationId: string, deliveryId: string) {
+  return inTransaction(ex, async (tx) => {
+    const [original] = await tx
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.organizationId, organizationId)))
+    if (!original) throw notFound('delivery')
+    const endpoint = await liveEndpoint(tx, organizationId, original.endpointId)
+    if (!endpoint) throw new AppError('conflict', 'the endpoint of this delivery has been deleted')
+    if (!endpoint.isActive) throw new AppError('conflict', 'the endpoint is switched off; switch it on first')
+    const [created] = await createDeliveries(
+      tx,
+      { id: original.eventId, eventType: original.eventType, organizationId },
+      [endpoint],
+    )
+    return toDeliveryResource(created!)
+  })
+}
+
+/**
+ * Re-enqueues every event of the organization of a type the endpoint subscribes to, created at or
+ * after `since`, once each: an event that already has a delivery to this endpoint waiting or in
+ * retry is not queued twice. 409 when the endpoint is switched off.
+ */
+export function recoverEndpoint(ex: Executor, organizationId: string, endpointId: string, since: Date) {
+  return inTransaction(ex, async (tx) => {
+    const endpoint = await liveEndpoint(tx, organizationId, endpointId)
+    if (!endpoint) throw notFound('webhook endpoint')
+    if (!endpoint.isActive) throw new AppError('conflict', 'the endpoint is switched off; switch it on first')
+    const rows = await tx.execute<{ id: string; endpoint_id: string; job_token: string; next_attempt_at: Date }>(sql`
+      insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
+      select e.organization_id, ${endpointId}, e.id, e.event_type, gen_random_uuid(), now()
+      from events e
+      where e.organization_id = ${organizationId} and e.created >= ${since.toISOString()}
+        and e.event_type = any(${arrayParam(endpoint.eventTypes, 'text')})
+        and not exists (select 1 from webhook_deliveries d where d.endpoint_id = ${endpointId}
+          and d.event_id = e.id and d.status in ('pending', 'retrying'))
+      order by e.created
+      returning id, endpoint_id, job_token, next_attempt_at`)
+    await queueAttempts(
+      tx,
+      rows.rows.map((r) => ({
+        id: r.id,
+        endpointId: r.endpoint_id,
+        jobToken: r.job_token,
+        nextAttemptAt: new Date(r.next_attempt_at),
+      })),
+    )
+    return { endpoint_id: toShortId(endpointId), since: since.toISOString(), queued: rows.rows.length }
+  })
+}

@@ -1,0 +1,71 @@
+import { checkServerIdentity, type PeerCertificate } from 'node:tls'
+import { resolveTarget, type TargetPolicy, TargetRefused } from './target-url'
+
+export type PostResult = {
+  /** HTTP status, or null when no response came (refused target, timeout, connection error). */
+  status: number | null
+  /** Seconds a 429/503 asked us to wait (Retry-After), when it said. */
+  retryAfter: number | null
+  latencyMs: number
+  error: string | null
+}
+
+/** Retry-After as seconds: a number of seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null, now: Date): number | null {
+  if (!value) return null
+  if (/^\s*\d+\s*$/.test(value)) return Number(value)
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? null : Math.max(0, (at - now.getTime()) / 1000)
+}
+
+/**
+ * POSTs a body to a target at the address `resolveTarget` vetted: the URL's host is replaced by
+ * that address, and the name goes in the Host header and, for HTTPS, in SNI and the certificate
+ * check. Redirects are not followed (a 3xx is a failed attempt); the response body is discarded.
+ */
+export async function postToTarget(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: TargetPolicy,
+  timeoutMs: number,
+): Promise<PostResult> {
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  const url = new URL(target)
+  try {
+    const { address, family } = await resolveTarget(url, policy)
+    const pinned = new URL(url)
+    pinned.hostname = family === 6 ? `[${address}]` : address
+    const named = pinned.hostname !== url.hostname
+    const response = await fetch(pinned, {
+      method: 'POST',
+      body,
+      headers: named ? { ...headers, host: url.host } : headers,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+      tls:
+        named && url.protocol === 'https:'
+          ? {
+              serverName: url.hostname,
+              checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(url.hostname, cert),
+            }
+          : undefined,
+    })
+    await response.body?.cancel().catch(() => {})
+    const retryAfter =
+      response.status === 429 || response.status === 503
+        ? parseRetryAfter(response.headers.get('retry-after'), new Date())
+        : null
+    return { status: response.status, retryAfter, latencyMs: elapsed(), error: null }
+  } catch (err) {
+    const e = err as Error
+    const error =
+      err instanceof TargetRefused
+        ? `refused: ${e.message}`
+        : e?.name === 'TimeoutError'
+          ? `timed out after ${timeoutMs / 1000} s`
+          : `connection failed: ${e?.message ?? String(err)}`
+    return { status: null, retryAfter: null, latencyMs: elapsed(), error }
+  }
+}
