@@ -85,7 +85,8 @@ const createProduct = async (key: string, productName = 'Hook Oats') => {
 const deliveries = async (key: string, endpointId: string) =>
   (await call('GET', `/webhooks/api/v1/deliveries/?endpoint_id=${endpointId}&page_size=100`, key)).json.data as any[]
 
-const until = <T>(check: () => T | null | undefined | false, ms = 20_000) => eventually(async () => check() || null, ms)
+const until = <T>(check: () => Promise<T | false | null | undefined> | T | false | null | undefined, ms = 20_000) =>
+  eventually(async () => (await check()) || null, ms) as Promise<T>
 
 describe('fan-out and signing', () => {
   test('each subscribed endpoint gets the event once, signed over the exact bytes sent', async () => {
