@@ -25,6 +25,7 @@ import {
   EndpointParams,
   EndpointPatch,
   EndpointQuery,
+  NoBody,
   RecoverBody,
   Recovery,
 } from './schemas'
@@ -120,6 +121,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
     {
       auth: manager,
       params: EndpointParams,
+      body: NoBody,
       response: { 200: Endpoint, ...errorResponses },
       detail: {
         tags,
@@ -138,6 +140,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
     {
       auth: manager,
       params: EndpointParams,
+      body: NoBody,
       response: { 202: Delivery, ...errorResponses },
       detail: {
         tags,
@@ -187,6 +190,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
     {
       auth: manager,
       params: DeliveryParams,
+      body: NoBody,
       response: { 202: Delivery, ...errorResponses },
       detail: {
         tags,

@@ -131,3 +131,8 @@ export const DeliveryQuery = t.Composite([
     status: t.Optional(Enum(DELIVERY_STATUSES)),
   }),
 ])
+
+/** The operations that take no input: an empty object or no body at all. */
+export const NoBody = t.Optional(
+  t.Object({}, { additionalProperties: false, description: 'no fields; an empty object or no body' }),
+)

@@ -41,7 +41,20 @@ const batch = (
   await post('/products/api/v1/barcode/batch/', { items: [{ gtin: '4006381333931' }], output: 'zip' }, org.key)
 ).json.id
 
-const pathValues: Record<string, string> = { organization_id: org.id, gtin, member_id: member, key_id: keyId }
+// switched off, so its queued test delivery waits and no background attempt changes a table mid-test
+const endpoint = (
+  await post('/webhooks/api/v1/endpoints/', { url: 'https://93.184.215.14/hook', is_active: false }, org.key)
+).json.id
+const delivery = (await post(`/webhooks/api/v1/endpoints/${endpoint}/test/`, {}, org.key)).json.id
+
+const pathValues: Record<string, string> = {
+  organization_id: org.id,
+  gtin,
+  member_id: member,
+  key_id: keyId,
+  endpoint_id: endpoint,
+  delivery_id: delivery,
+}
 const idFor = (path: string) => (path.includes('/batch/') ? batch : retailer)
 const fill = (path: string, override: Record<string, string> = {}) =>
   path.replace(/\{(\w+)\}/g, (_, name: string) => override[name] ?? pathValues[name] ?? idFor(path))
@@ -61,6 +74,16 @@ const BASE: Record<string, unknown> = {
   'post /products/api/v1/products/{gtin}/contributions': { fields: { product_name: 'Hostile', description: 'd' } },
   'post /products/api/v1/barcode/': { gtin: '4006381333931', format: 'svg' },
   'post /products/api/v1/barcode/batch/': { items: [{ gtin: '4006381333931', label: 'l' }], output: 'zip' },
+  'post /webhooks/api/v1/endpoints/': {
+    url: 'https://93.184.215.14/hook',
+    label: 'l',
+    event_types: ['product.created'],
+  },
+  'patch /webhooks/api/v1/endpoints/{endpoint_id}/': { url: 'https://93.184.215.14/hook', label: 'l' },
+  'post /webhooks/api/v1/endpoints/{endpoint_id}/rotate-secret/': {},
+  'post /webhooks/api/v1/endpoints/{endpoint_id}/test/': {},
+  'post /webhooks/api/v1/endpoints/{endpoint_id}/recover/': { since: '2026-01-01T00:00:00Z' },
+  'post /webhooks/api/v1/deliveries/{delivery_id}/retry/': {},
 }
 
 /** Every string leaf of a value, as [path for errors, setter on a copy]. */
