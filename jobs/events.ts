@@ -1,5 +1,5 @@
 import type { Job, JobResult, PgBoss } from 'pg-boss'
-import { type Consumer, consumeEvent, consumers, dispatchEvents } from '../src/events/consumers'
+import { type Consumer, consumeEvents, consumers, dispatchEvents } from '../src/events/consumers'
 import { dispatchQueue } from '../src/events/outbox'
 import { logger } from '../src/shared/logger'
 import { type Binding, bind } from './binding'
@@ -19,25 +19,39 @@ export const eventsDispatch: Binding = {
   handle: (jobs: EventJob[]) => dispatchEvents(jobs.map((j) => j.data.eventId)),
 }
 
-/** A consumer's worker: each job settles on its own, so one failing event does not fail its batch. */
+/**
+ * A consumer's worker: a fetched batch is consumed in one transaction; when that fails, each job
+ * is consumed on its own and settles on its own, so one failing event does not fail its batch.
+ */
 export function consumerBinding(consumer: Consumer): Binding {
+  const one = async (job: EventJob): Promise<JobResult> => {
+    try {
+      await consumeEvents(consumer, [job.data.eventId])
+      return { id: job.id, status: 'completed' }
+    } catch (err) {
+      logger.error(
+        { err, consumer: consumer.name, event_id: job.data.eventId, attempt: job.retryCount + 1 },
+        'event consumer failed; retried, then dead-lettered',
+      )
+      return { id: job.id, status: 'failed', output: { message: String((err as Error)?.message ?? err) } }
+    }
+  }
   return {
     queue: consumer.queue,
-    work: { batchSize: 20, ...eager, perJobResults: true },
+    work: { batchSize: 50, ...eager, perJobResults: true },
     handle: async (jobs: EventJob[]): Promise<JobResult[]> => {
-      const results: JobResult[] = []
-      for (const job of jobs) {
+      if (jobs.length > 1)
         try {
-          await consumeEvent(consumer, job.data.eventId)
-          results.push({ id: job.id, status: 'completed' })
-        } catch (err) {
-          logger.error(
-            { err, consumer: consumer.name, event_id: job.data.eventId, attempt: job.retryCount + 1 },
-            'event consumer failed; retried, then dead-lettered',
+          await consumeEvents(
+            consumer,
+            jobs.map((j) => j.data.eventId),
           )
-          results.push({ id: job.id, status: 'failed', output: { message: String((err as Error)?.message ?? err) } })
+          return jobs.map((job) => ({ id: job.id, status: 'completed' }))
+        } catch {
+          // fall through: one at a time, each with its own outcome
         }
-      }
+      const results: JobResult[] = []
+      for (const job of jobs) results.push(await one(job))
       return results
     },
   }

@@ -4,14 +4,15 @@ import { mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-export async function startBenchServer() {
+/** `poolSize`: connections of this process's own pool (seeding, emitting), beside the server's. */
+export async function startBenchServer(poolSize = 2) {
   const dataDir = mkdtempSync(join(tmpdir(), 'gtin-bench-'))
   process.env.DATA_DIR = dataDir
   process.env.LOG_LEVEL ??= 'warn'
   const { config } = await import('../../src/config')
   const { openDatabase } = await import('../../src/runtime')
   const { freePort, waitForHealth } = await import('../../test/support/process')
-  const database = await openDatabase(config, 2)
+  const database = await openDatabase(config, poolSize)
 
   // Logs go to a file, as under a process manager; a pipe read by this busy process would throttle it.
   const port = await freePort()
@@ -40,6 +41,7 @@ export async function startBenchServer() {
   return {
     base,
     database,
+    logFile,
     config,
     logLevel: process.env.SERVER_LOG_LEVEL ?? 'info',
     async stop() {

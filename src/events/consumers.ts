@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { eq, inArray } from 'drizzle-orm'
+import { inArray } from 'drizzle-orm'
 import { db } from '../db/client'
 import { defineQueue, type QueueDef, type QueueOptions } from '../db/queues'
 import { eventConsumptions, events } from '../db/schema'
@@ -7,10 +7,12 @@ import type { Tx } from '../db/tx'
 import type { DomainEvent, EventType } from './types'
 
 export type EventHandler = (tx: Tx, event: DomainEvent) => Promise<void>
+/** Handles several events in one transaction (in commit-independent order: by creation time). */
+export type BatchHandler = (tx: Tx, events: DomainEvent[]) => Promise<void>
 export type Consumer = {
   name: string
   types: ReadonlySet<EventType>
-  handle: EventHandler
+  handle: BatchHandler
   queue: QueueDef<{ eventId: string }>
 }
 
@@ -26,6 +28,27 @@ export function onEvent(
   name: string,
   types: readonly EventType[],
   handle: EventHandler,
+  options: QueueOptions = {},
+): Consumer {
+  return onEvents(
+    name,
+    types,
+    async (tx, events) => {
+      for (const event of events) await handle(tx, event)
+    },
+    options,
+  )
+}
+
+/**
+ * A consumer that takes the events of a fetched batch together, in one transaction, so that its
+ * statements serve many events at once (webhook fan-out). A batch that fails is retried one event
+ * at a time, so one poisoned event fails alone.
+ */
+export function onEvents(
+  name: string,
+  types: readonly EventType[],
+  handle: BatchHandler,
   options: QueueOptions = {},
 ): Consumer {
   if (!/^[a-z][a-z0-9_.-]*$/.test(name)) throw new Error(`bad consumer name ${name}`)
@@ -65,18 +88,26 @@ export async function dispatchEvents(eventIds: string[]) {
   }
 }
 
-/** Runs a consumer on one event unless it has already succeeded on it; true when it ran. */
-export function consumeEvent(consumer: Consumer, eventId: string): Promise<boolean> {
+/** Runs a consumer on the events it has not yet succeeded on, in one transaction; returns how many ran. */
+export function consumeEvents(consumer: Consumer, eventIds: string[]): Promise<number> {
   return db.transaction(async (tx) => {
-    const [fresh] = await tx
+    const fresh = await tx
       .insert(eventConsumptions)
-      .values({ consumer: consumer.name, eventId })
+      .values(eventIds.map((eventId) => ({ consumer: consumer.name, eventId })))
       .onConflictDoNothing()
       .returning({ eventId: eventConsumptions.eventId })
-    if (!fresh) return false
-    const [event] = await tx.select().from(events).where(eq(events.id, eventId))
-    if (!event) return false
-    await consumer.handle(tx, event)
-    return true
+    if (fresh.length === 0) return 0
+    const rows = await tx
+      .select()
+      .from(events)
+      .where(
+        inArray(
+          events.id,
+          fresh.map((r) => r.eventId),
+        ),
+      )
+      .orderBy(events.created, events.id)
+    if (rows.length) await consumer.handle(tx, rows)
+    return rows.length
   })
 }

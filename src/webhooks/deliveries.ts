@@ -50,20 +50,19 @@ const scheduledColumns = {
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect
 type EventRef = { id: string; eventType: EventType; organizationId: string }
 
+/** An event to send to an endpoint. */
+export type DeliveryTarget = { event: EventRef; endpoint: { id: string; isActive: boolean } }
+
 /**
- * One delivery of an event per endpoint, in the caller's transaction, each with its first job.
- * A delivery to an endpoint that is off waits (no job) until the endpoint is switched on.
+ * Deliveries of events to endpoints, in the caller's transaction, each with its first job, in two
+ * statements however many. A delivery to an endpoint that is off waits (no job) until it is on.
  */
-export async function createDeliveries(
-  tx: Tx,
-  event: EventRef,
-  endpoints: { id: string; isActive: boolean }[],
-): Promise<DeliveryRow[]> {
-  if (endpoints.length === 0) return []
+export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promise<DeliveryRow[]> {
+  if (targets.length === 0) return []
   const rows = await tx
     .insert(webhookDeliveries)
     .values(
-      endpoints.map((endpoint) => ({
+      targets.map(({ event, endpoint }) => ({
         organizationId: event.organizationId,
         endpointId: endpoint.id,
         eventId: event.id,
@@ -184,11 +183,9 @@ export function resendDelivery(ex: Executor, organizationId: string, deliveryId:
     const endpoint = await liveEndpoint(tx, organizationId, original.endpointId)
     if (!endpoint) throw new AppError('conflict', 'the endpoint of this delivery has been deleted')
     if (!endpoint.isActive) throw new AppError('conflict', 'the endpoint is switched off; switch it on first')
-    const [created] = await createDeliveries(
-      tx,
-      { id: original.eventId, eventType: original.eventType, organizationId },
-      [endpoint],
-    )
+    const [created] = await createDeliveries(tx, [
+      { event: { id: original.eventId, eventType: original.eventType, organizationId }, endpoint },
+    ])
     return toDeliveryResource(created!)
   })
 }

@@ -191,8 +191,8 @@ export function testEndpoint(ex: Executor, organizationId: string, id: string) {
       subjectId: row.id,
       data: { endpoint_id: toShortId(row.id), message: 'This is a test delivery.' },
     })
-    const [delivery] = await createDeliveries(tx, { id: eventId!, eventType: 'webhook.test', organizationId }, [
-      { id: row.id, isActive: row.isActive },
+    const [delivery] = await createDeliveries(tx, [
+      { event: { id: eventId!, eventType: 'webhook.test', organizationId }, endpoint: row },
     ])
     return delivery!
   })

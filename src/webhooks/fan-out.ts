@@ -1,31 +1,44 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull } from 'drizzle-orm'
 import { webhookEndpoints } from '../db/schema'
-import { onEvent } from '../events/consumers'
+import { onEvents } from '../events/consumers'
 import { EVENT_TYPES } from '../events/types'
-import { createDeliveries } from './deliveries'
+import { createDeliveries, type DeliveryTarget } from './deliveries'
 
 /**
  * Fan-out: each committed event becomes one delivery per active endpoint of its organization that
  * lists its type (exact match; an empty list receives nothing). It runs as an event consumer, so
  * the deliveries and their jobs commit with the record that the event was consumed: once each.
+ * A fetched batch of events is fanned out together: one read of the endpoints, one insert.
  * `webhook.test` is not fanned out; the test operation addresses its one endpoint itself.
  */
-export const webhookFanOut = onEvent(
+export const webhookFanOut = onEvents(
   'webhooks.fan-out',
   EVENT_TYPES.filter((type) => type !== 'webhook.test'),
-  async (tx, event) => {
-    if (!event.organizationId) return
+  async (tx, events) => {
+    const organizations = [...new Set(events.map((e) => e.organizationId).filter((id) => id !== null))]
+    if (organizations.length === 0) return
     const endpoints = await tx
-      .select({ id: webhookEndpoints.id, isActive: webhookEndpoints.isActive })
+      .select({
+        id: webhookEndpoints.id,
+        organizationId: webhookEndpoints.organizationId,
+        eventTypes: webhookEndpoints.eventTypes,
+      })
       .from(webhookEndpoints)
       .where(
         and(
-          eq(webhookEndpoints.organizationId, event.organizationId),
+          inArray(webhookEndpoints.organizationId, organizations),
           eq(webhookEndpoints.isActive, true),
           isNull(webhookEndpoints.deletedAt),
-          sql`${webhookEndpoints.eventTypes} @> array[${event.eventType}]::text[]`,
         ),
       )
-    await createDeliveries(tx, { ...event, organizationId: event.organizationId }, endpoints)
+    const targets: DeliveryTarget[] = []
+    for (const event of events)
+      for (const endpoint of endpoints)
+        if (endpoint.organizationId === event.organizationId && endpoint.eventTypes.includes(event.eventType))
+          targets.push({
+            event: { id: event.id, eventType: event.eventType, organizationId: event.organizationId },
+            endpoint: { id: endpoint.id, isActive: true },
+          })
+    await createDeliveries(tx, targets)
   },
 )

@@ -1,0 +1,149 @@
+// Webhook delivery benchmark (issue 13): 10,000 events for 10 endpoints (ten organizations, one
+// endpoint each, events dealt round-robin) served by a receiver on loopback in this process.
+//   npm run bench:webhooks -- [--events 10000] [--rate 500]
+// Two runs on one service: "paced" commits events at --rate per second (a transaction every 20 ms)
+// and measures the time from each event's commit to its first receipt (p50/p99; the target is p99
+// under 2 s at 500/s); "burst" commits them all at once (100 a transaction) and measures deliveries
+// per second from the first commit to the last receipt (target 500/s).
+// The floor, in the same run: the same signed-size POSTs sent straight to the receiver with fetch
+// at the service's concurrency (10 per endpoint), no database in between.
+import { parseArgs } from 'node:util'
+import { startBenchServer } from './server'
+
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '10000' }, rate: { type: 'string', default: '500' } },
+})
+const EVENTS = Number(values.events)
+const RATE = Number(values.rate)
+const ENDPOINTS = 10
+
+process.env.APP_ENV = 'development' // receivers on loopback
+const bench = await startBenchServer(16)
+const { db } = await import('../../src/db/client')
+const { createOrganization } = await import('../../src/accounts/organizations')
+const { createEndpoint } = await import('../../src/webhooks/endpoints')
+const { emit } = await import('../../src/events/outbox')
+const { parseId, toShortId } = await import('../../src/shared/ids')
+
+// The receiver: first receipt time of each event id.
+const receivedAt = new Map<string, number>()
+let posts = 0
+const receiver = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  async fetch(request) {
+    const body = (await request.json()) as { id: string }
+    posts++
+    if (!receivedAt.has(body.id)) receivedAt.set(body.id, performance.now())
+    return new Response(null, { status: 204 })
+  },
+})
+const target = `http://127.0.0.1:${receiver.port}/hook`
+
+const orgs: string[] = []
+for (let i = 0; i < ENDPOINTS; i++) {
+  const { organization } = await createOrganization(db, { name: `Bench ${i}`, owner_email: `b${i}@bench.test` })
+  const orgId = parseId(organization.id)!
+  await createEndpoint(db, orgId, { url: target, event_types: ['product.recalled'] }, { development: true })
+  orgs.push(orgId)
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
+
+/**
+ * Commits `count` events: at `rate` per second in a transaction every 20 ms (a busy service commits
+ * many changes at once), or with rate 0 as fast as it can, 100 events a transaction.
+ */
+async function run(label: string, count: number, rate: number) {
+  const committedAt = new Map<string, number>()
+  const started = performance.now()
+  const perCommit = rate > 0 ? Math.max(1, Math.round(rate / 50)) : 100
+  let next = 0
+  const emitter = async () => {
+    for (let n = next; n < count; n = next) {
+      next += perCommit
+      if (rate > 0) {
+        const wait = started + (n * 1000) / rate - performance.now()
+        if (wait > 0) await Bun.sleep(wait)
+      }
+      const ids = await emit(
+        db,
+        ...Array.from({ length: Math.min(perCommit, count - n) }, (_, i) => ({
+          eventType: 'product.recalled' as const,
+          organizationId: orgs[(n + i) % orgs.length]!,
+          subjectId: crypto.randomUUID(),
+          data: { n: n + i, bench: label },
+        })),
+      )
+      const at = performance.now()
+      for (const id of ids) committedAt.set(toShortId(id), at)
+    }
+  }
+  await Promise.all(Array.from({ length: 4 }, emitter))
+  const emitted = performance.now()
+  const deadline = Date.now() + 600_000
+  let shown = 0
+  const ids = [...committedAt.keys()]
+  const arrived = () => ids.reduce((n, id) => n + (receivedAt.has(id) ? 1 : 0), 0)
+  for (let got = arrived(); got < count; got = arrived()) {
+    if (Date.now() > deadline) throw new Error(`${label}: only ${got} of ${count} events arrived in 10 minutes`)
+    if (performance.now() - shown > 1000) {
+      console.log(`  ${label}: ${got}/${count} events received`)
+      shown = performance.now()
+    }
+    await Bun.sleep(20)
+  }
+  const latencies = ids.map((id) => receivedAt.get(id)! - committedAt.get(id)!).sort((a, b) => a - b)
+  const first = Math.min(...committedAt.values())
+  const last = Math.max(...ids.map((id) => receivedAt.get(id)!))
+  return {
+    label,
+    emitPerSecond: count / ((emitted - started) / 1000),
+    deliveriesPerSecond: count / ((last - first) / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  }
+}
+
+/** The floor: the same POSTs straight to the receiver at the service's concurrency (10 per endpoint). */
+async function floor(count: number) {
+  const body = JSON.stringify({
+    id: 'x'.repeat(22),
+    event_type: 'product.recalled',
+    created: new Date().toISOString(),
+    organization_id: 'y'.repeat(22),
+    data: { n: 0, bench: 'floor' },
+  })
+  let next = 0
+  const started = performance.now()
+  const sender = async () => {
+    for (let n = next++; n < count; n = next++)
+      await fetch(target, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+  }
+  await Promise.all(Array.from({ length: ENDPOINTS * 10 }, sender))
+  return count / ((performance.now() - started) / 1000)
+}
+
+console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints (receiver on loopback)`)
+await run('warm-up', 500, 0)
+const paced = await run(`paced ${RATE}/s`, EVENTS, RATE)
+const burst = await run('burst', EVENTS, 0)
+const servicePosts = posts
+const bare = await floor(EVENTS)
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8)
+console.log('\nrun              commits/s  deliveries/s  latency p50 ms  p99 ms')
+for (const r of [paced, burst])
+  console.log(
+    `${r.label.padEnd(16)} ${fmt(r.emitPerSecond)}  ${fmt(r.deliveriesPerSecond)}      ${fmt(r.p50)}  ${fmt(r.p99)}`,
+  )
+console.log(`${'floor (bare POST)'.padEnd(16)} ${''.padStart(8)}  ${fmt(bare)}`)
+console.log(
+  `\ntargets: deliveries/s >= 500 (burst ${burst.deliveriesPerSecond >= 500 ? 'OK' : 'NO'}), p99 < 2000 ms at ${RATE}/s (${paced.p99 < 2000 ? 'OK' : 'NO'}); ${servicePosts} POSTs received for ${EVENTS * 2 + 500} events (more: redeliveries)`,
+)
+const errors = (await Bun.file(bench.logFile).text()).split('\n').filter((l) => /"level":(50|60)/.test(l))
+if (errors.length) console.log(`${errors.length} errors in the server log, the first:\n${errors[0]}`)
+receiver.stop(true)
+await bench.stop()
+process.exit(0)
