@@ -8,7 +8,8 @@ import { databaseUrl } from '../support/server'
 
 // Deliveries to real receivers on loopback: the service runs in development mode (loopback and
 // http:// targets allowed) in its own process, on a database of its own, with the retry schedule
-// shortened to fractions of a second (its last step, 2 s, is the cap a Retry-After is held to).
+// shortened to fractions of a second (its last step, 2 s, is the cap a Retry-After is held to)
+// and receivers given 5 s to answer.
 const name = `webhooks_${Date.now()}`
 const url = new URL(databaseUrl)
 url.pathname = `/${name}`
@@ -24,6 +25,7 @@ beforeAll(async () => {
     APP_ENV: 'development',
     NODE_ENV: 'development',
     WEBHOOK_RETRY_SCHEDULE: '0.3,0.3,0.3,0.3,0.3,0.3,2',
+    WEBHOOK_TIMEOUT_SECONDS: '5',
     ADMIN_TOKEN: ADMIN['x-admin-token'],
     LOG_LEVEL: 'warn',
   })
@@ -188,6 +190,32 @@ describe('retries', () => {
     expect(gap(busy)).toBeLessThan(1900)
     expect(gap(capped)).toBeGreaterThanOrEqual(1950)
     expect(gap(capped)).toBeLessThan(4000)
+  }, 60_000)
+
+  test('a redirect is not followed and a receiver that does not answer in time is retried', async () => {
+    const org = await organization()
+    const elsewhere = receiver()
+    const moved = receiver((_req, i) =>
+      i === 0 ? { status: 307, headers: { location: `${elsewhere.url}/hook` } } : {},
+    )
+    const silent = receiver((_req, i) => (i === 0 ? { delayMs: 7000 } : {}))
+    const a = await endpoint(org.key, moved.url, [])
+    const b = await endpoint(org.key, silent.url, [])
+    for (const ep of [a, b]) await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+    const settled = async (id: string) => {
+      const [d] = await deliveries(org.key, id)
+      return d?.status === 'succeeded' ? d : null
+    }
+    const redirected = await until(() => settled(a.id))
+    expect(redirected.attempt_log.map((x: any) => [x.response_status, x.error])).toEqual([
+      [307, 'HTTP 307'],
+      [200, null],
+    ])
+    expect(elsewhere.received).toEqual([])
+    const timedOut = await until(() => settled(b.id), 20_000)
+    expect(timedOut.attempt_log[0]).toMatchObject({ response_status: null, error: 'timed out after 5 s' })
+    expect(timedOut.attempt_log[0].latency_ms).toBeGreaterThanOrEqual(4900)
+    expect(timedOut.attempts).toBe(2)
   }, 60_000)
 
   test('a slow endpoint holds at most 10 deliveries in flight and does not delay another', async () => {
