@@ -54,7 +54,8 @@ export async function attemptDelivery(deliveryId: string, token: string, options
     return
   }
   const attempt = delivery.attempts + 1
-  const body = JSON.stringify(eventBody(event))
+  const payload = eventBody(event)
+  const body = JSON.stringify(payload)
   const sentAt = now()
   const result = await postToTarget(
     endpoint.url,
@@ -67,7 +68,7 @@ export async function attemptDelivery(deliveryId: string, token: string, options
         body,
         sentAt,
       ),
-      'x-service-event-id': eventBody(event).id,
+      'x-service-event-id': payload.id,
       'x-service-event-type': event.eventType,
       'x-service-delivery-attempt': String(attempt),
     },
