@@ -77,8 +77,19 @@ export async function attemptDelivery(deliveryId: string, token: string, options
   )
   const at = now()
   // the common case in one statement; a failure also schedules the next attempt and tracks health
-  if (succeeded(result)) await recordSuccess(delivery.id, token, attempt, endpoint, result, at)
-  else await transaction((tx) => recordAttempt(tx, delivery.id, token, attempt, endpoint, result, at))
+  const outcome = { deliveryId: delivery.id, token, attempt, endpoint, result, at }
+  if (succeeded(result)) await recordSuccess(outcome)
+  else await transaction((tx) => recordFailure(tx, outcome))
+}
+
+/** What one attempt came to, for the records. */
+type Outcome = {
+  deliveryId: string
+  token: string
+  attempt: number
+  endpoint: EndpointRow
+  result: PostResult
+  at: Date
 }
 
 type Success = { deliveryId: string; token: string; attempt: number; status: number; latencyMs: number; at: Date }
@@ -107,14 +118,7 @@ const settleSuccesses = new DataLoader<Success, true>(
   { cache: false, maxBatchSize: 500, batchScheduleFn: (run) => setTimeout(run, 5) },
 )
 
-async function recordSuccess(
-  deliveryId: string,
-  token: string,
-  attempt: number,
-  endpoint: EndpointRow,
-  result: PostResult,
-  at: Date,
-) {
+async function recordSuccess({ deliveryId, token, attempt, endpoint, result, at }: Outcome) {
   await settleSuccesses.load({ deliveryId, token, attempt, status: result.status!, latencyMs: result.latencyMs, at })
   if (endpoint.failingSince)
     await db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id))
@@ -123,15 +127,7 @@ async function recordSuccess(
 const succeeded = (result: PostResult) => result.status !== null && result.status >= 200 && result.status < 300
 
 /** A failed attempt: the next one scheduled (or the delivery failed), and the endpoint's health. */
-async function recordAttempt(
-  tx: Tx,
-  deliveryId: string,
-  token: string,
-  attempt: number,
-  endpoint: EndpointRow,
-  result: PostResult,
-  at: Date,
-) {
+async function recordFailure(tx: Tx, { deliveryId, token, attempt, endpoint, result, at }: Outcome) {
   const delay = nextRetryDelayMs(attempt, result.retryAfter)
   const next = delay === null ? null : { token: crypto.randomUUID(), at: new Date(at.getTime() + delay) }
   const [updated] = await tx
