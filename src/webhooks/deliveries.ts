@@ -154,18 +154,17 @@ export function listDeliveries(organizationId: string, filter: DeliveryFilter, p
   )
 }
 
-async function liveEndpoint(tx: Tx, organizationId: string, id: string) {
-  const [endpoint] = await tx
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.id, id),
-        eq(webhookEndpoints.organizationId, organizationId),
-        isNull(webhookEndpoints.deletedAt),
-      ),
-    )
-    .for('update')
+/** The organization's endpoint unless it is deleted (deleted rows stay for the delivery log). */
+export const liveEndpointWhere = (organizationId: string, id: string) =>
+  and(
+    eq(webhookEndpoints.id, id),
+    eq(webhookEndpoints.organizationId, organizationId),
+    isNull(webhookEndpoints.deletedAt),
+  )
+
+/** That endpoint, locked for the rest of the transaction; null when there is none. */
+export async function liveEndpoint(tx: Tx, organizationId: string, id: string) {
+  const [endpoint] = await tx.select().from(webhookEndpoints).where(liveEndpointWhere(organizationId, id)).for('update')
   return endpoint ?? null
 }
 

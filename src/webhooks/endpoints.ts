@@ -9,7 +9,7 @@ import { toShortId } from '../shared/ids'
 import { maskSecret } from '../shared/mask'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
-import { cancelDeliveries, createDeliveries, resumeDeliveries } from './deliveries'
+import { cancelDeliveries, createDeliveries, liveEndpoint, liveEndpointWhere, resumeDeliveries } from './deliveries'
 import { newSigningSecret } from './secrets'
 import { checkTargetUrl, type TargetPolicy, targetPolicy } from './target-url'
 
@@ -37,16 +37,9 @@ export type EndpointInput = {
   metadata?: Metadata | null
 }
 
-const live = (organizationId: string, id: string) =>
-  and(
-    eq(webhookEndpoints.id, id),
-    eq(webhookEndpoints.organizationId, organizationId),
-    isNull(webhookEndpoints.deletedAt),
-  )
-
 /** The organization's live endpoint, locked for the rest of the transaction; 404 otherwise. */
 export async function lockEndpoint(tx: Tx, organizationId: string, id: string): Promise<EndpointRow> {
-  const [row] = await tx.select().from(webhookEndpoints).where(live(organizationId, id)).for('update')
+  const row = await liveEndpoint(tx, organizationId, id)
   if (!row) throw notFound('webhook endpoint')
   return row
 }
@@ -95,7 +88,7 @@ export function listEndpoints(organizationId: string, filter: { is_active?: bool
 }
 
 export async function getEndpoint(organizationId: string, id: string) {
-  const [row] = await db.select().from(webhookEndpoints).where(live(organizationId, id))
+  const [row] = await db.select().from(webhookEndpoints).where(liveEndpointWhere(organizationId, id))
   if (!row) throw notFound('webhook endpoint')
   return toEndpointResource(row)
 }
