@@ -64,6 +64,20 @@ export async function tableCounts() {
   return Object.fromEntries(rows.map((r) => [r.t, r.n]))
 }
 
+/**
+ * Waits until the events committed so far have been handed to their consumers and consumed
+ * (no event job due or running), so that a test comparing stored state sees no background write.
+ */
+export async function eventsSettled(ms = 20_000) {
+  await eventually(async () => {
+    const [row] = await sql<{ n: number }>(
+      `select count(*)::int n from pgboss.job where name like 'events.%' and name not like '%.dead'
+         and (state = 'active' or (state in ('created', 'retry') and start_after <= now()))`,
+    )
+    return row!.n === 0 ? true : null
+  }, ms)
+}
+
 export async function closeSql() {
   await client?.end()
   client = null
