@@ -47,6 +47,14 @@ const Env = t.Object({
   /** Seconds a verified API key stays in the in-process cache (revocation clears it at once). */
   KEY_CACHE_TTL: t.Integer({ minimum: 0, maximum: 3600, default: 60 }),
   DB_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: 16 }),
+  /** Server-side feed files a run may name by path live under this folder (default DATA_DIR/feeds). */
+  FEED_DIR: t.Optional(t.String({ minLength: 1 })),
+  /** Records per feed chunk job. */
+  FEED_CHUNK_ROWS: t.Integer({ minimum: 10, maximum: 20_000, default: 1000 }),
+  /** Chunk jobs one worker process runs at once. */
+  FEED_CHUNK_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: 2 }),
+  /** A JSON file of scheduled imports: [{"cron", "source", "path" | "url", "retailer_id"?, "full"?}]. */
+  FEED_SCHEDULE_FILE: t.Optional(t.String({ minLength: 1 })),
   /** Aggregate confidence a non-owner value needs before it becomes a product's canonical value. */
   PROMOTION_THRESHOLD: t.Number({ minimum: 0, maximum: 1, default: 0.6 }),
 })

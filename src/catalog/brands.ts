@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import { brands, organizations } from '../db/schema'
 import type { Tx } from '../db/tx'
 
@@ -21,6 +21,44 @@ export async function brandRecord(tx: Tx, organizationId: string | null, name: s
   if (made) return made
   const [raced] = await tx.select(columns).from(brands).where(named)
   return raced!
+}
+
+export const brandKey = (organizationId: string | null, name: string) =>
+  `${organizationId ?? ''}\u0000${name.toLowerCase()}`
+
+/**
+ * The brands of many (organization, name) pairs, made when missing, in three statements: keyed by
+ * brandKey. Names compare without case, as brandRecord does.
+ */
+export async function brandsFor(tx: Tx, wanted: { organizationId: string | null; name: string }[]) {
+  const ids = new Map<string, string>()
+  const unique = [...new Map(wanted.map((w) => [brandKey(w.organizationId, w.name), w])).values()]
+  if (unique.length === 0) return ids
+  const matching = () =>
+    or(
+      ...unique.map((w) =>
+        and(
+          w.organizationId === null ? isNull(brands.organizationId) : eq(brands.organizationId, w.organizationId),
+          sql`lower(${brands.name}) = lower(${w.name})`,
+        ),
+      ),
+    )
+  const read = async () => {
+    for (const b of await tx
+      .select({ id: brands.id, name: brands.name, organizationId: brands.organizationId })
+      .from(brands)
+      .where(matching()))
+      ids.set(brandKey(b.organizationId, b.name), b.id)
+  }
+  await read()
+  const missing = unique.filter((w) => !ids.has(brandKey(w.organizationId, w.name)))
+  if (missing.length === 0) return ids
+  await tx
+    .insert(brands)
+    .values(missing.map((w) => ({ name: w.name, organizationId: w.organizationId })))
+    .onConflictDoNothing()
+  await read()
+  return ids
 }
 
 /** The organization's name and GS1 company prefixes. */

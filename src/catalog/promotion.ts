@@ -1,15 +1,15 @@
-import { eq } from 'drizzle-orm'
+import { asc, eq, inArray } from 'drizzle-orm'
 import { products } from '../db/schema'
 import { type Executor, inTransaction } from '../db/tx'
 import { emit } from '../events/outbox'
 import { notFound } from '../shared/errors'
-import { brandFor } from './brands'
+import { brandKey, brandsFor } from './brands'
 import { type ContributableField, FIELD_COLUMNS, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
-import { candidatesOf, decide, recordCandidates, summarize } from './provenance'
+import { candidatesOfMany, decide, recordCandidates, summarize, type Winner } from './provenance'
 import { promoteQueue } from './queues'
-import { findProduct, toProductResource } from './resource'
+import { findProduct, type ProductWithBrand, selectProducts, toProductResource } from './resource'
 
 type Contributed = Partial<Record<ContributableField, string>>
 
@@ -32,51 +32,96 @@ export async function contribute(ex: Executor, organizationId: string, gtinInput
  * Applies the decided canonical values to the product (the `catalog.promote` job). Idempotent:
  * running it again changes nothing; `product.updated` is emitted only when something changed.
  */
-export function promoteProduct(ex: Executor, productId: string) {
+export async function promoteProduct(ex: Executor, productId: string) {
+  return (await promoteProducts(ex, [productId])).length > 0
+}
+
+type Decided = { row: ProductWithBrand; winners: Map<string, Winner> }
+
+/** The column changes the winners make to a product (the brand is resolved by the caller). */
+function changesOf({ row, winners }: Decided) {
+  const before = row.product
+  const changes: Record<string, unknown> = {}
+  for (const [field, winner] of winners) {
+    const column = FIELD_COLUMNS[field as ProductField]
+    if (column && JSON.stringify(before[column]) !== JSON.stringify(winner.value)) changes[column] = winner.value
+  }
+  const labels = winners.get('labels')?.value
+  if (typeof changes.ingredientsText === 'string' || Array.isArray(labels)) {
+    const text = (changes.ingredientsText as string | undefined) ?? before.ingredientsText
+    const a = analyzeIngredients(text)
+    const certifications = [
+      ...new Set([...a.certifications, ...(Array.isArray(labels) ? (labels as string[]) : [])]),
+    ].sort()
+    const derived = {
+      containsAllergens: a.contains,
+      mayContainAllergens: a.mayContain,
+      certifications,
+      substances: a.substances,
+    }
+    for (const [column, value] of Object.entries(derived))
+      if (JSON.stringify(before[column as keyof typeof before]) !== JSON.stringify(value)) changes[column] = value
+  }
+  return changes
+}
+
+/**
+ * Promotion of many products in one transaction (feeds promote a chunk at once): their rows and
+ * candidates are read in two statements, brands resolved together, and an event emitted for each
+ * product that changed (`product.created` instead for the ids in `created`, which are always
+ * announced). Rows are locked in id order, so concurrent promotions cannot deadlock. Returns the
+ * ids that changed.
+ */
+export function promoteProducts(ex: Executor, productIds: string[], created: ReadonlySet<string> = new Set()) {
   return inTransaction(ex, async (tx) => {
-    const [row] = await tx
-      .select({ gtin: products.gtin })
-      .from(products)
-      .where(eq(products.id, productId))
-      .for('update')
-    if (!row) return false
-    const before = (await findProduct(tx, row.gtin))!
-    const winners = decide(await candidatesOf(tx, productId))
-    const changes: Record<string, unknown> = {}
-    for (const [field, winner] of winners) {
-      if (field === 'brand') continue
-      const column = FIELD_COLUMNS[field as ProductField]
-      if (column && JSON.stringify(before.product[column]) !== JSON.stringify(winner.value))
-        changes[column] = winner.value
+    if (productIds.length === 0) return []
+    const rows = await selectProducts(tx)
+      .where(inArray(products.id, productIds))
+      .orderBy(asc(products.id))
+      .for('update', { of: products })
+    const candidates = Map.groupBy(await candidatesOfMany(tx, productIds), (c) => c.productId)
+    const decided: Decided[] = rows.map((row) => ({ row, winners: decide(candidates.get(row.product.id) ?? []) }))
+    const brandIds = await brandsFor(
+      tx,
+      decided.flatMap(({ row, winners }) => {
+        const brand = winners.get('brand')?.value
+        return typeof brand === 'string' && brand && brand !== row.brandName
+          ? [{ organizationId: row.brandOrg, name: brand }]
+          : []
+      }),
+    )
+    const changed: string[] = []
+    for (const d of decided) {
+      const { product } = d.row
+      const changes = changesOf(d)
+      const brand = d.winners.get('brand')?.value
+      if (typeof brand === 'string' && brand && brand !== d.row.brandName)
+        changes.brandId = brandIds.get(brandKey(d.row.brandOrg, brand))
+      const summary = summarize(d.winners)
+      const isNew = created.has(product.id)
+      if (
+        !isNew &&
+        Object.keys(changes).length === 0 &&
+        JSON.stringify(summary.fieldConfidence) === JSON.stringify(product.fieldConfidence)
+      )
+        continue
+      await tx
+        .update(products)
+        .set({ ...changes, ...summary, modified: new Date() })
+        .where(eq(products.id, product.id))
+      changed.push(product.id)
     }
-    const brand = winners.get('brand')
-    if (brand && brand.value !== before.brandName && typeof brand.value === 'string' && brand.value)
-      changes.brandId = await brandFor(tx, before.brandOrg, brand.value)
-    if (typeof changes.ingredientsText === 'string') {
-      const a = analyzeIngredients(changes.ingredientsText)
-      Object.assign(changes, {
-        containsAllergens: a.contains,
-        mayContainAllergens: a.mayContain,
-        certifications: a.certifications,
-        substances: a.substances,
-      })
-    }
-    const summary = summarize(winners)
-    const changed =
-      Object.keys(changes).length > 0 ||
-      JSON.stringify(summary.fieldConfidence) !== JSON.stringify(before.product.fieldConfidence)
-    if (!changed) return false
-    await tx
-      .update(products)
-      .set({ ...changes, ...summary, modified: new Date() })
-      .where(eq(products.id, productId))
-    const resource = toProductResource((await findProduct(tx, row.gtin))!)
-    await emit(tx, {
-      eventType: 'product.updated',
-      organizationId: before.product.ownerId,
-      subjectId: productId,
-      data: resource,
-    })
-    return true
+    if (changed.length === 0) return changed
+    const after = await selectProducts(tx).where(inArray(products.id, changed))
+    await emit(
+      tx,
+      ...after.map((p) => ({
+        eventType: created.has(p.product.id) ? ('product.created' as const) : ('product.updated' as const),
+        organizationId: p.product.ownerId,
+        subjectId: p.product.id,
+        data: toProductResource(p),
+      })),
+    )
+    return changed
   })
 }

@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm'
+import { asc, eq, inArray, sql } from 'drizzle-orm'
 import { config } from '../config'
 import { productCandidates } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
@@ -77,10 +77,39 @@ export const candidatesOf = (ex: Executor, productId: string) =>
     .where(eq(productCandidates.productId, productId))
     .orderBy(asc(productCandidates.created), asc(productCandidates.id))
 
+/** The candidates of many products, oldest first. */
+export const candidatesOfMany = (ex: Executor, productIds: string[]) =>
+  ex
+    .select()
+    .from(productCandidates)
+    .where(inArray(productCandidates.productId, productIds))
+    .orderBy(asc(productCandidates.created), asc(productCandidates.id))
+
+/**
+ * The form two values are compared in: text without case, accents, quote styles or extra blanks
+ * ("MI COSTENITA" agrees with "Mi Costeñita", "Huile d’olive" with "Huile d'olive"), numbers to
+ * two decimals, lists in any order.
+ */
+export function comparisonKey(value: unknown): string {
+  if (typeof value === 'string')
+    return value
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .replace(/[\u2018\u2019\u02bc`´]/g, "'")
+      .replace(/[\u201c\u201d]/g, '"')
+      .toLowerCase()
+      .replace(/\s+/g, ' ')
+      .trim()
+  if (typeof value === 'number') return String(Math.round(value * 100) / 100)
+  if (Array.isArray(value)) return JSON.stringify(value.map(comparisonKey).sort())
+  return JSON.stringify(value)
+}
+
 /**
  * The canonical value of each field. The newest claimed value wins outright. Otherwise values are
- * grouped; each independent contributor (organization, or source when anonymous) counts once with
- * its best confidence, combined as 1 - Π(1 - c); the best group wins if it reaches the threshold.
+ * grouped by their comparison key; each independent contributor (organization, or source when
+ * anonymous) counts once with its best confidence, combined as 1 - Π(1 - c); the best group wins if
+ * it reaches the threshold, written as its most trusted (then newest) member wrote it.
  */
 export function decide(candidates: Candidate[], threshold = config.PROMOTION_THRESHOLD): Map<string, Winner> {
   const byField = Map.groupBy(candidates, (c) => c.field)
@@ -92,7 +121,7 @@ export function decide(candidates: Candidate[], threshold = config.PROMOTION_THR
       continue
     }
     let best: (Winner & { at: number }) | null = null
-    for (const [key, group] of Map.groupBy(list, (c) => JSON.stringify(c.value))) {
+    for (const group of Map.groupBy(list, (c) => comparisonKey(c.value)).values()) {
       const perContributor = new Map<string, Candidate>()
       for (const c of group) {
         const who = c.contributorId ?? `source:${c.source}`
@@ -100,10 +129,11 @@ export function decide(candidates: Candidate[], threshold = config.PROMOTION_THR
         if (!seen || seen.confidence <= c.confidence) perContributor.set(who, c)
       }
       const score = 1 - [...perContributor.values()].reduce((miss, c) => miss * (1 - c.confidence), 1)
-      const strongest = [...perContributor.values()].sort((a, b) => b.confidence - a.confidence)[0]!
+      // candidates come oldest first: the last of the most trusted is the newest of them
+      const strongest = group.reduce((a, b) => (b.confidence >= a.confidence ? b : a))
       const at = Math.max(...group.map((c) => c.created.getTime()))
       if (!best || score > best.score + 1e-9 || (Math.abs(score - best.score) < 1e-9 && at > best.at))
-        best = { value: JSON.parse(key), source: strongest.source, score, at }
+        best = { value: strongest.value, source: strongest.source, score, at }
     }
     if (best && best.score >= threshold - 1e-9)
       winners.set(field, { value: best.value, source: best.source, score: best.score })
@@ -148,8 +178,7 @@ export async function provenanceOf(ex: Executor, productId: string, gtin: string
       confidence: c.confidence,
       contributor_id: c.contributorId ? toShortId(c.contributorId) : null,
       created: c.created.toISOString(),
-      canonical:
-        winner !== undefined && JSON.stringify(winner.value) === JSON.stringify(c.value) && winner.source === c.source,
+      canonical: winner !== undefined && comparisonKey(winner.value) === comparisonKey(c.value),
     })
   }
   return { gtin, fields }

@@ -281,3 +281,21 @@ for (const s of SUBSTANCES) {
 export function substanceSlug(slug: string): string | null {
   return SLUGS.get(slug.toLowerCase()) ?? null
 }
+
+const CERTIFICATION_SLUGS = new Set([...CERTIFICATIONS.map((c) => c.slug), 'eu-organic'])
+
+/**
+ * Certification slugs of label tags as feeds give them (`en:fair-trade`, `en:fr-bio-01`,
+ * `en:max-havelaar`): a tag that is a slug counts as itself; otherwise its words are read as label text.
+ */
+export function certificationsOfLabels(tags: string[]): string[] {
+  const found = new Set<string>()
+  for (const tag of tags) {
+    const bare = tag.replace(/^[a-z]{2}:/i, '').toLowerCase()
+    if (CERTIFICATION_SLUGS.has(bare)) found.add(bare)
+    const folded = foldText(bare)
+    for (const slug of certificationsOf(`${folded} ${folded.replace(/-/g, ' ')}`)) found.add(slug)
+  }
+  for (const slug of [...found]) if (IMPLIES[slug]) found.add(IMPLIES[slug])
+  return [...found].sort()
+}
