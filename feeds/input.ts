@@ -5,12 +5,13 @@ import { createGunzip } from 'node:zlib'
 import Papa from 'papaparse'
 
 /** The bytes of a feed file, decompressed when it is gzip (by its magic number, not its name). */
-export async function openInput(path: string): Promise<Readable> {
+export async function openInput(path: string, onBytes?: (n: number) => void): Promise<Readable> {
   const handle = await open(path, 'r')
   const head = Buffer.alloc(2)
   await handle.read(head, 0, 2, 0)
   await handle.close()
   const raw = createReadStream(path)
+  if (onBytes) raw.on('data', (chunk) => onBytes(chunk.length))
   if (head[0] !== 0x1f || head[1] !== 0x8b) return raw
   const gunzip = createGunzip()
   raw.on('error', (err) => gunzip.destroy(err))

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import countries from 'i18n-iso-countries'
+import { certificationsOfLabels } from '../src/catalog/ingredients/analyze'
 import { ASSIGNED_COUNTRIES } from '../src/shared/countries'
 import { csvRows, lines } from './input'
 import { parseQuantity, quantityOf } from './quantity'
@@ -73,7 +74,7 @@ export function offRecord(p: OffProduct): FeedRecord {
     net_content_value: net?.value,
     net_content_uom: net?.uom,
     ingredients_text: ingredients,
-    labels: list(p.labels_tags, 'labels_tags'),
+    labels: certificationsOfLabels(list(p.labels_tags, 'labels_tags')),
   })
   return { gtin14, reading, version: version(p), fields }
 }

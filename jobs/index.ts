@@ -4,6 +4,7 @@ import { barcodeBatch, barcodeExpire } from './barcode-batch'
 import { type Binding, bind } from './binding'
 import { catalogPromote, catalogVerify } from './catalog-promote'
 import { consumerBindings, eventsDispatch } from './events'
+import { feedsChunk, feedsImport } from './feeds'
 import { searchIndex } from './search-index'
 import { startStream } from './stream'
 import { webhookDeliver } from './webhook-deliver'
@@ -19,6 +20,8 @@ const bindings = (): Binding[] => [
   barcodeExpire,
   eventsDispatch,
   searchIndex,
+  feedsImport,
+  feedsChunk,
   ...consumerBindings(),
 ]
 

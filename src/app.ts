@@ -8,6 +8,7 @@ import { exactPaths } from './http/exact-paths'
 import { docs } from './http/openapi'
 import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
+import { feedRoutes, offerRoutes } from './ingestion/routes'
 import { retailerRoutes } from './retailers/routes'
 import { searchRoutes } from './search/routes'
 import { webhookRoutes } from './webhooks/routes'
@@ -29,6 +30,8 @@ export function createApp() {
     .use(barcodeRoutes)
     .use(searchRoutes)
     .use(webhookRoutes)
+    .use(feedRoutes)
+    .use(offerRoutes)
   self = app
   return app
 }

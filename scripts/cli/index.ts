@@ -3,14 +3,16 @@ process.env.LOG_LEVEL ??= 'warn'
 process.env.LOG_TARGET ??= 'stderr' // stdout is for the command's own output
 
 import { barcodeCommand, barcodeUsage } from './barcode'
+import { feedsCommand, feedsUsage } from './feeds'
 import { orgCommand, orgUsage } from './org'
 import { searchCommand, searchUsage } from './search'
 
-const USAGE = `commands:\n  ${orgUsage}\n  ${barcodeUsage}\n  ${searchUsage}`
+const USAGE = `commands:\n  ${orgUsage}\n  ${barcodeUsage}\n  ${feedsUsage}\n  ${searchUsage}`
 
 const commands: Record<string, (argv: string[]) => Promise<number>> = {
   org: orgCommand,
   barcode: barcodeCommand,
+  feeds: feedsCommand,
   search: searchCommand,
 }
 

@@ -11,7 +11,11 @@ import { selectProducts, toProductResource } from './resource'
 type DataSource = (typeof DATA_SOURCES)[number]
 
 /** What a source says of one product: its GTIN-14 (read with readTradeGtin) and field values. */
-export type SourceRecord = { gtin14: string; fields: Partial<Record<ProductField | 'brand' | 'labels', unknown>> }
+export type SourceRecord = {
+  gtin14: string
+  /** null: the product must exist, but the source says nothing of it here (its earlier values stand) */
+  fields: Partial<Record<ProductField | 'brand' | 'labels', unknown>> | null
+}
 
 // PostgreSQL takes at most 65,535 parameters a statement; candidate rows carry 6 each.
 const CANDIDATES_PER_STATEMENT = 5_000
@@ -44,20 +48,23 @@ export async function writeSourceRecords(
     .where(inArray(products.gtin, gtins))
   const ids = new Map(rows.map((r) => [r.gtin, r.id]))
 
-  await tx
-    .delete(productCandidates)
-    .where(
-      and(
-        inArray(productCandidates.productId, [...ids.values()]),
-        eq(productCandidates.source, source),
-        contributorId === null
-          ? isNull(productCandidates.contributorId)
-          : eq(productCandidates.contributorId, contributorId),
-      ),
-    )
+  const stated = records.filter((r) => r.fields !== null)
+  const restated = [...new Set(stated.map((r) => ids.get(r.gtin14)!))]
+  if (restated.length)
+    await tx
+      .delete(productCandidates)
+      .where(
+        and(
+          inArray(productCandidates.productId, restated),
+          eq(productCandidates.source, source),
+          contributorId === null
+            ? isNull(productCandidates.contributorId)
+            : eq(productCandidates.contributorId, contributorId),
+        ),
+      )
   const created = new Date()
-  const candidates = records.flatMap(({ gtin14, fields }) =>
-    Object.entries(fields)
+  const candidates = stated.flatMap(({ gtin14, fields }) =>
+    Object.entries(fields!)
       .filter(([, value]) => value !== undefined && value !== null && value !== '')
       .map(([field, value]) => ({
         productId: ids.get(gtin14)!,

@@ -17,6 +17,14 @@ export const BODY_TIMEOUT_MS = 10_000
  */
 export const URL_LIMIT = 8 * 1024
 export const HEADERS_LIMIT = 16 * 1024
+/** Upload media types a route receives as raw bytes (the feed files). */
+export const BYTE_UPLOADS = new Set([
+  'application/gzip',
+  'application/octet-stream',
+  'application/x-ndjson',
+  'application/jsonl',
+  'text/tab-separated-values',
+])
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const INTEGER = /^(0|[1-9][0-9]{0,14})$/
 const DECIMAL = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?$/
@@ -64,10 +72,10 @@ function checkPath(path: string) {
   }
 }
 
-/** The body as text, read incrementally: at most `limit` bytes (413) within BODY_TIMEOUT_MS (408). */
-async function readBody(request: Request, limit: number): Promise<string> {
+/** The body's bytes, read incrementally: at most `limit` bytes (413) within BODY_TIMEOUT_MS (408). */
+async function readBytes(request: Request, limit: number): Promise<Buffer> {
   const reader = request.body?.getReader()
-  if (!reader) return ''
+  if (!reader) return Buffer.alloc(0)
   const chunks: Uint8Array[] = []
   let size = 0
   const deadline = Date.now() + BODY_TIMEOUT_MS
@@ -94,8 +102,14 @@ async function readBody(request: Request, limit: number): Promise<string> {
   } finally {
     clearTimeout(timer)
   }
+  return Buffer.concat(chunks)
+}
+
+/** The body as UTF-8 text (400 when it is not). */
+async function readBody(request: Request, limit: number): Promise<string> {
+  const bytes = await readBytes(request, limit)
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
     throw new AppError('malformed_json', 'the request body is not valid UTF-8')
   }
@@ -181,5 +195,7 @@ export function edge(root: () => { routes: Route[]; handle: (request: Request) =
         if (problem) throw invalid(problem)
         return text
       }
+      // other declared upload types (gzip, JSON lines, TSV, octet-stream) reach the route as bytes
+      if (BYTE_UPLOADS.has(type)) return await readBytes(request, UPLOAD_LIMIT)
     })
 }

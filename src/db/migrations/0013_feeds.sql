@@ -1,6 +1,7 @@
 CREATE TABLE "feed_records" (
 	"source" "data_source" NOT NULL,
 	"scope" uuid NOT NULL,
+	"key" varchar(255) NOT NULL,
 	"gtin" char(14) NOT NULL,
 	"product_id" uuid NOT NULL,
 	"content_hash" varchar(32) NOT NULL,
@@ -8,7 +9,7 @@ CREATE TABLE "feed_records" (
 	"reading" varchar(32) NOT NULL,
 	"last_run_id" uuid NOT NULL,
 	"full_run_id" uuid,
-	CONSTRAINT "feed_records_source_scope_gtin_pk" PRIMARY KEY("source","scope","gtin")
+	CONSTRAINT "feed_records_source_scope_key_pk" PRIMARY KEY("source","scope","key")
 );
 --> statement-breakpoint
 CREATE TABLE "feed_run_chunks" (

@@ -101,6 +101,8 @@ export const feedRecords = pgTable(
   {
     source: dataSource().notNull(),
     scope: uuid().notNull(),
+    /** the GTIN-14, or a merchant's item id in an affiliate feed (one GTIN may have several items) */
+    key: varchar({ length: 255 }).notNull(),
     gtin: char({ length: 14 }).notNull(),
     productId: uuid()
       .notNull()
@@ -112,7 +114,7 @@ export const feedRecords = pgTable(
     fullRunId: uuid(),
   },
   (table) => [
-    primaryKey({ columns: [table.source, table.scope, table.gtin] }),
+    primaryKey({ columns: [table.source, table.scope, table.key] }),
     index('feed_records_full_run_idx').on(table.source, table.scope, table.fullRunId),
   ],
 )

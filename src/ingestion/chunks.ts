@@ -1,0 +1,183 @@
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import { DATA_SOURCE_OF } from '../../feeds'
+import type { FeedRecord, FeedRow } from '../../feeds/record'
+import { promoteProducts } from '../catalog/promotion'
+import { writeSourceRecords } from '../catalog/source-writes'
+import { db } from '../db/client'
+import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
+import type { Tx } from '../db/tx'
+import { upsertOffers } from './offers'
+import { chunkQueue } from './queues'
+import { finishIfComplete } from './runs'
+
+const SAMPLE_PER_CHUNK = 20
+
+/**
+ * Stores one chunk of a run's rows and sends its job, once: a chunk already stored (the splitter
+ * was restarted) is left as it is. Rejected rows are counted and sampled here; the records wait in
+ * the chunk's payload for the chunk job.
+ */
+export async function saveChunk(runId: string, chunk: number, rows: FeedRow[], bytesRead: number) {
+  const records = rows.flatMap((r) => ('record' in r ? [r.record] : []))
+  const rejected = rows.flatMap((r) => ('rejected' in r ? [{ line: r.line, reason: r.rejected, input: r.input }] : []))
+  await db.transaction(async (tx) => {
+    const stored = await tx
+      .insert(feedRunChunks)
+      .values({
+        runId,
+        chunk,
+        payload: records,
+        read: rows.length,
+        rejected: rejected.length,
+        rejectedSample: rejected.slice(0, SAMPLE_PER_CHUNK) as RejectedRow[],
+      })
+      .onConflictDoNothing()
+      .returning({ chunk: feedRunChunks.chunk })
+    if (stored.length) await chunkQueue.send(tx, { runId, chunk }, { singletonKey: `${runId}:${chunk}` })
+    await tx.update(feedRuns).set({ bytesRead }).where(eq(feedRuns.id, runId))
+  })
+}
+
+type Keyed = FeedRecord & { key: string; hash: string }
+
+const hashOf = (r: FeedRecord) =>
+  new Bun.CryptoHasher('md5').update(JSON.stringify([r.fields, r.offer ?? null])).digest('hex')
+
+/**
+ * Writes one chunk (the `feeds.chunk` job), all or nothing, at most once: a chunk already done is
+ * skipped, so a retried job writes nothing twice. A record whose content hash matches what the
+ * source said last time is counted unchanged and written nowhere; the others become candidates
+ * (replacing the source's earlier values), their products are promoted in the same transaction,
+ * and an affiliate feed's offers are upserted.
+ */
+export async function writeChunk(tx: Tx, runId: string, chunk: number) {
+  const [row] = await tx
+    .select()
+    .from(feedRunChunks)
+    .where(and(eq(feedRunChunks.runId, runId), eq(feedRunChunks.chunk, chunk)))
+    .for('update')
+  if (!row || row.status === 'done') return false
+  const [run] = await tx.select().from(feedRuns).where(eq(feedRuns.id, runId))
+  const source = DATA_SOURCE_OF[run!.source]
+  const scope = run!.retailerId ?? NIL_SCOPE
+  const [retailer] = run!.retailerId
+    ? await tx
+        .select({ id: retailers.id, organizationId: retailers.organizationId })
+        .from(retailers)
+        .where(eq(retailers.id, run!.retailerId))
+    : []
+
+  // the newest record of each key (a GTIN; an affiliate feed's item id)
+  const byKey = new Map<string, Keyed>()
+  for (const r of (row.payload ?? []) as FeedRecord[]) {
+    const key = r.offer ? r.offer.itemId : r.gtin14
+    const seen = byKey.get(key)
+    if (!seen || r.version >= seen.version) byKey.set(key, { ...r, key, hash: hashOf(r) })
+  }
+  const keys = [...byKey.keys()]
+  const known = new Map(
+    keys.length
+      ? (
+          await tx
+            .select({
+              key: feedRecords.key,
+              hash: feedRecords.contentHash,
+              version: feedRecords.version,
+              lastRunId: feedRecords.lastRunId,
+            })
+            .from(feedRecords)
+            .where(and(eq(feedRecords.source, source), eq(feedRecords.scope, scope), inArray(feedRecords.key, keys)))
+        ).map((k) => [k.key, k])
+      : [],
+  )
+  const changed: Keyed[] = []
+  const unchanged: string[] = []
+  for (const r of byKey.values()) {
+    const k = known.get(r.key)
+    const olderInThisRun = k && k.lastRunId === runId && k.version > r.version
+    if (olderInThisRun || k?.hash === r.hash) unchanged.push(r.key)
+    else changed.push(r)
+  }
+  changed.sort((a, b) => (a.gtin14 < b.gtin14 ? -1 : a.gtin14 > b.gtin14 ? 1 : 0))
+
+  // a merchant's multipack says nothing of the unit: its product must exist, its values stand
+  const { ids, created } = await writeSourceRecords(
+    tx,
+    source,
+    changed.map((r) => ({ gtin14: r.gtin14, fields: r.offer?.multipack ? null : r.fields })),
+    retailer?.organizationId ?? null,
+  )
+  await promoteProducts(
+    tx,
+    [...new Set(changed.filter((r) => !r.offer?.multipack).map((r) => ids.get(r.gtin14)!))],
+    created,
+  )
+  if (changed.length)
+    await tx
+      .insert(feedRecords)
+      .values(
+        changed.map((r) => ({
+          source,
+          scope,
+          key: r.key,
+          gtin: r.gtin14,
+          productId: ids.get(r.gtin14)!,
+          contentHash: r.hash,
+          version: r.version,
+          reading: r.reading,
+          lastRunId: runId,
+          fullRunId: run!.full ? runId : null,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [feedRecords.source, feedRecords.scope, feedRecords.key],
+        set: {
+          gtin: sql`excluded.gtin`,
+          productId: sql`excluded.product_id`,
+          contentHash: sql`excluded.content_hash`,
+          version: sql`excluded.version`,
+          reading: sql`excluded.reading`,
+          lastRunId: sql`excluded.last_run_id`,
+          fullRunId: run!.full ? sql`excluded.full_run_id` : sql`${feedRecords.fullRunId}`,
+        },
+      })
+  if (unchanged.length)
+    await tx
+      .update(feedRecords)
+      .set({ lastRunId: runId, ...(run!.full ? { fullRunId: runId } : {}) })
+      .where(and(eq(feedRecords.source, source), eq(feedRecords.scope, scope), inArray(feedRecords.key, unchanged)))
+  if (retailer)
+    await upsertOffers(
+      tx,
+      retailer,
+      changed.map((r) => ({ productId: ids.get(r.gtin14)!, gtin14: r.gtin14, offer: r.offer! })),
+      run!.created,
+    )
+
+  const readings: Record<string, number> = {}
+  for (const r of byKey.values()) readings[r.reading] = (readings[r.reading] ?? 0) + 1
+  // a product counts as created once, by the first record that made it
+  const counted = new Set<string>()
+  let createdCount = 0
+  for (const r of changed) {
+    const id = ids.get(r.gtin14)!
+    if (created.has(id) && !counted.has(id)) {
+      counted.add(id)
+      createdCount++
+    }
+  }
+  await tx
+    .update(feedRunChunks)
+    .set({
+      status: 'done',
+      payload: null,
+      created: createdCount,
+      updated: changed.length - createdCount,
+      unchanged: unchanged.length + (row.read - row.rejected - byKey.size),
+      readings,
+      finishedAt: new Date(),
+    })
+    .where(and(eq(feedRunChunks.runId, runId), eq(feedRunChunks.chunk, chunk)))
+  await finishIfComplete(tx, runId)
+  return true
+}

@@ -1,0 +1,143 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import type { FeedOffer } from '../../feeds/record'
+import { normalizeGtin } from '../catalog/gtin'
+import { db } from '../db/client'
+import { offers, products } from '../db/schema'
+import type { Tx } from '../db/tx'
+import { emit } from '../events/outbox'
+import { notFound } from '../shared/errors'
+import { toShortId } from '../shared/ids'
+import { type PageQuery, paginate } from '../shared/pagination'
+
+type OfferRow = typeof offers.$inferSelect
+
+/** A numeric as the API writes money: at least two decimals, no trailing zeros beyond them. */
+export function decimalString(value: string): string {
+  const [whole, fraction = ''] = value.split('.')
+  const trimmed = fraction.replace(/0+$/, '').padEnd(2, '0')
+  return `${whole}.${trimmed}`
+}
+
+export const toOfferResource = (row: OfferRow, gtin: string) => ({
+  id: toShortId(row.id),
+  gtin,
+  retailer_id: toShortId(row.retailerId),
+  item_id: row.itemId,
+  title: row.title,
+  price: decimalString(row.price),
+  regular_price: decimalString(row.regularPrice),
+  currency: row.currency,
+  url: row.url,
+  availability: row.availability,
+  multipack: row.multipack,
+  observed_at: row.observedAt.toISOString(),
+  created: row.created.toISOString(),
+  modified: row.modified.toISOString(),
+})
+export type OfferResource = ReturnType<typeof toOfferResource>
+
+/** What a shopper would notice: the price asked, the regular price, the currency, the availability. */
+const shownAs = (o: { price: string; regularPrice: string; currency: string; availability: string }) =>
+  [decimalString(o.price), decimalString(o.regularPrice), o.currency, o.availability].join('|')
+
+export type OfferWrite = { productId: string; gtin14: string; offer: FeedOffer }
+
+/**
+ * Writes a retailer's offers in one statement (by the merchant's item id) and emits
+ * `offer.updated` to the retailer's organization for each offer that is new or whose price,
+ * currency or availability changed.
+ */
+export async function upsertOffers(
+  tx: Tx,
+  retailer: { id: string; organizationId: string },
+  items: OfferWrite[],
+  observedAt: Date,
+) {
+  if (items.length === 0) return 0
+  const unique = [...new Map(items.map((i) => [i.offer.itemId, i])).values()]
+  const before = new Map(
+    (
+      await tx
+        .select()
+        .from(offers)
+        .where(
+          and(
+            eq(offers.retailerId, retailer.id),
+            inArray(
+              offers.itemId,
+              unique.map((i) => i.offer.itemId),
+            ),
+          ),
+        )
+    ).map((o) => [o.itemId, shownAs(o)]),
+  )
+  const written = await tx
+    .insert(offers)
+    .values(
+      unique.map(({ productId, offer }) => ({
+        retailerId: retailer.id,
+        productId,
+        itemId: offer.itemId,
+        title: offer.title,
+        price: offer.price,
+        regularPrice: offer.regularPrice,
+        currency: offer.currency,
+        url: offer.url,
+        availability: offer.availability,
+        multipack: offer.multipack,
+        observedAt,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [offers.retailerId, offers.itemId],
+      set: {
+        productId: sql`excluded.product_id`,
+        title: sql`excluded.title`,
+        price: sql`excluded.price`,
+        regularPrice: sql`excluded.regular_price`,
+        currency: sql`excluded.currency`,
+        url: sql`excluded.url`,
+        availability: sql`excluded.availability`,
+        multipack: sql`excluded.multipack`,
+        observedAt: sql`excluded.observed_at`,
+        modified: sql`now()`,
+      },
+    })
+    .returning()
+  const gtinOf = new Map(unique.map((i) => [i.offer.itemId, i.gtin14]))
+  const changed = written.filter((o) => before.get(o.itemId) !== shownAs(o))
+  await emit(
+    tx,
+    ...changed.map((o) => ({
+      eventType: 'offer.updated' as const,
+      organizationId: retailer.organizationId,
+      subjectId: o.id,
+      data: toOfferResource(o, gtinOf.get(o.itemId)!),
+    })),
+  )
+  return changed.length
+}
+
+/** GET …/products/{gtin}/offers: the product's offers, by retailer then item; 404 for an unknown GTIN. */
+export async function listOffers(gtinInput: string, filter: { retailer_id?: string }, page: PageQuery) {
+  const gtin = normalizeGtin(gtinInput)
+  const [product] = await db.select({ id: products.id }).from(products).where(eq(products.gtin, gtin))
+  if (!product) throw notFound('product')
+  const where = and(
+    eq(offers.productId, product.id),
+    filter.retailer_id ? eq(offers.retailerId, filter.retailer_id) : undefined,
+  )
+  return paginate(
+    page,
+    (limit, offset) =>
+      db
+        .select({ offer: offers, total_count: sql<number>`count(*) over ()` })
+        .from(offers)
+        .where(where)
+        .orderBy(asc(offers.retailerId), asc(offers.itemId))
+        .limit(limit)
+        .offset(offset),
+    async () => (await db.$count(offers, where)) as number,
+    (r) => toOfferResource(r.offer, gtin),
+  )
+}

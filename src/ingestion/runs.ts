@@ -1,0 +1,266 @@
+import { realpath, stat } from 'node:fs/promises'
+import { isAbsolute, relative, resolve } from 'node:path'
+import { gunzipSync, constants as zlibConstants } from 'node:zlib'
+import { and, desc, eq, isNull, lt, ne, sql } from 'drizzle-orm'
+import { DATA_SOURCE_OF, detectFormat, type FeedFormat, type FeedSource } from '../../feeds'
+import type { ColumnMapping } from '../../feeds/affiliate'
+import { config } from '../config'
+import { db } from '../db/client'
+import { feedRecords, feedRunChunks, feedRuns, feedUploads, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
+import { type Executor, inTransaction, type Tx } from '../db/tx'
+import { invalidField, notFound } from '../shared/errors'
+import { toShortId } from '../shared/ids'
+import { type PageQuery, paginate } from '../shared/pagination'
+import { importQueue } from './queues'
+
+type RunRow = typeof feedRuns.$inferSelect
+const SAMPLE = 20
+
+/** Where server-side feed files live; a run may only name a path inside it. */
+export const feedDir = () => resolve(config.FEED_DIR ?? `${config.DATA_DIR}/feeds`)
+
+/** A server path inside FEED_DIR (relative paths are taken from it), or 422. */
+export async function feedPath(path: string, root = feedDir()): Promise<string> {
+  const full = resolve(root, path)
+  const real = await realpath(full).catch(() => null)
+  if (!real) throw invalidField('path', `no such file under the feed folder (${path})`)
+  const inside = relative(await realpath(root).catch(() => root), real)
+  if (inside.startsWith('..') || isAbsolute(inside))
+    throw invalidField('path', 'must name a file inside the feed folder')
+  await stat(real)
+  return real
+}
+
+export type RunInput = {
+  source: FeedSource
+  format?: FeedFormat
+  /** a server path (CLI: any readable file; HTTP: inside FEED_DIR) */
+  path?: string
+  upload?: { name: string; content: Buffer }
+  retailerId?: string | null
+  full?: boolean
+  mapping?: ColumnMapping
+}
+
+/**
+ * Records a run and queues its `feeds.import` job in one transaction. An affiliate run needs a
+ * retailer of the caller's organization (any retailer for the CLI, which passes null).
+ */
+export async function createRun(ex: Executor, organizationId: string | null, input: RunInput) {
+  if (input.source === 'affiliate' && !input.retailerId)
+    throw invalidField('retailer_id', 'an affiliate feed needs the retailer whose offers it lists')
+  if (input.source !== 'affiliate' && input.retailerId)
+    throw invalidField('retailer_id', 'only affiliate feeds belong to a retailer')
+  if (input.mapping && input.source !== 'affiliate')
+    throw invalidField('mapping', 'only affiliate feeds take a mapping')
+  if (!input.path && !input.upload) throw invalidField('path', 'name a server file or upload one')
+  return inTransaction(ex, async (tx) => {
+    if (input.retailerId) {
+      const [retailer] = await tx
+        .select({ organizationId: retailers.organizationId })
+        .from(retailers)
+        .where(eq(retailers.id, input.retailerId))
+      if (!retailer || (organizationId !== null && retailer.organizationId !== organizationId))
+        throw notFound('retailer')
+    }
+    let format = input.format
+    if (!format && input.path) format = await detectFormat(input.source, input.path)
+    if (!format && input.upload) format = uploadFormat(input.source, input.upload.content)
+    const [run] = await tx
+      .insert(feedRuns)
+      .values({
+        organizationId,
+        source: input.source,
+        format: format!,
+        file: input.upload?.name ?? input.path!,
+        path: input.upload ? null : input.path!,
+        retailerId: input.retailerId ?? null,
+        full: input.full ?? false,
+        options: input.mapping ? { mapping: input.mapping } : {},
+      })
+      .returning()
+    if (input.upload) await tx.insert(feedUploads).values({ runId: run!.id, content: input.upload.content })
+    await importQueue.send(tx, { runId: run!.id }, { singletonKey: run!.id })
+    return runResource(run!, [])
+  })
+}
+
+/** The format of uploaded bytes: gzip is looked into; "{" starts JSON. */
+function uploadFormat(source: FeedSource, content: Buffer): FeedFormat {
+  if (source === 'affiliate') return 'merchant_csv'
+  const gzip = content[0] === 0x1f && content[1] === 0x8b
+  // the start of a gzip stream decompresses on its own with a sync flush
+  const bytes = gzip ? gunzipSync(content.subarray(0, 4096), { finishFlush: zlibConstants.Z_SYNC_FLUSH }) : content
+  const first = new TextDecoder()
+    .decode(bytes.subarray(0, 64))
+    .replace(/^\uFEFF/, '')
+    .trimStart()[0]
+  if (source === 'usda' && first !== '{')
+    throw invalidField('body', 'the USDA CSV download is a folder of files: import it from a server path')
+  return source === 'off' ? (first === '{' ? 'off_jsonl' : 'off_csv') : 'usda_json'
+}
+
+type ChunkFigures = Pick<
+  typeof feedRunChunks.$inferSelect,
+  'status' | 'read' | 'created' | 'updated' | 'unchanged' | 'rejected' | 'readings' | 'rejectedSample'
+>
+
+/** The run as the API shows it: its chunks' counts summed, the first rejected rows as its sample. */
+export function runResource(run: RunRow, chunks: ChunkFigures[]) {
+  const sum = (k: 'read' | 'created' | 'updated' | 'unchanged' | 'rejected') => chunks.reduce((n, c) => n + c[k], 0)
+  const readings: Record<string, number> = {}
+  for (const c of chunks) for (const [k, n] of Object.entries(c.readings)) readings[k] = (readings[k] ?? 0) + n
+  const done = chunks.filter((c) => c.status === 'done').length
+  const percent =
+    run.status === 'succeeded'
+      ? 100
+      : run.chunksTotal
+        ? Math.floor((done / run.chunksTotal) * 100)
+        : run.bytesTotal
+          ? Math.min(99, Math.floor((run.bytesRead / run.bytesTotal) * 50))
+          : 0
+  return {
+    id: toShortId(run.id),
+    source: run.source,
+    data_source: DATA_SOURCE_OF[run.source],
+    format: run.format,
+    file: run.file,
+    retailer_id: run.retailerId ? toShortId(run.retailerId) : null,
+    full: run.full,
+    status: run.status,
+    progress: {
+      percent,
+      chunks_total: run.chunksTotal,
+      chunks_done: done,
+      bytes_read: run.bytesRead,
+      bytes_total: run.bytesTotal,
+    },
+    counts: {
+      read: sum('read'),
+      created: sum('created'),
+      updated: sum('updated'),
+      unchanged: sum('unchanged'),
+      rejected: sum('rejected'),
+    },
+    code_readings: readings,
+    rejected_sample: chunks.flatMap((c) => c.rejectedSample).slice(0, SAMPLE) as RejectedRow[],
+    disappeared:
+      run.disappearedCount === null ? null : { count: run.disappearedCount, sample: run.disappearedSample ?? [] },
+    error: run.error,
+    created: run.created.toISOString(),
+    started_at: run.startedAt?.toISOString() ?? null,
+    finished_at: run.finishedAt?.toISOString() ?? null,
+  }
+}
+export type RunResource = ReturnType<typeof runResource>
+
+const chunkFigures = {
+  status: feedRunChunks.status,
+  read: feedRunChunks.read,
+  created: feedRunChunks.created,
+  updated: feedRunChunks.updated,
+  unchanged: feedRunChunks.unchanged,
+  rejected: feedRunChunks.rejected,
+  readings: feedRunChunks.readings,
+  rejectedSample: feedRunChunks.rejectedSample,
+}
+
+const chunksOf = (ex: Executor, runId: string) =>
+  ex.select(chunkFigures).from(feedRunChunks).where(eq(feedRunChunks.runId, runId)).orderBy(feedRunChunks.chunk)
+
+/** A run by id; another organization's is 404 (null organization: the operator, sees all). */
+export async function getRun(ex: Executor, organizationId: string | null, runId: string) {
+  const [run] = await ex.select().from(feedRuns).where(eq(feedRuns.id, runId))
+  if (!run || (organizationId !== null && run.organizationId !== organizationId)) throw notFound('run')
+  return runResource(run, await chunksOf(ex, runId))
+}
+
+/** The organization's runs, newest first. */
+export function listRuns(organizationId: string, filter: { status?: RunRow['status'] }, page: PageQuery) {
+  const where = and(
+    eq(feedRuns.organizationId, organizationId),
+    filter.status ? eq(feedRuns.status, filter.status) : undefined,
+  )
+  return paginate(
+    page,
+    async (limit, offset) => {
+      const runs = await db
+        .select({ run: feedRuns, total_count: sql<number>`count(*) over ()` })
+        .from(feedRuns)
+        .where(where)
+        .orderBy(desc(feedRuns.created), desc(feedRuns.id))
+        .limit(limit)
+        .offset(offset)
+      const figures = await Promise.all(runs.map((r) => chunksOf(db, r.run.id)))
+      return runs.map((r, i) => ({ ...r, figures: figures[i]! }))
+    },
+    async () => (await db.$count(feedRuns, where)) as number,
+    (r) => runResource(r.run, r.figures),
+  )
+}
+
+/** Marks a run failed with a reason the caller can act on (earlier chunks' writes stand). */
+export async function failRun(ex: Executor, runId: string, reason: string) {
+  await ex
+    .update(feedRuns)
+    .set({ status: 'failed', error: reason, finishedAt: new Date() })
+    .where(and(eq(feedRuns.id, runId), ne(feedRuns.status, 'succeeded')))
+}
+
+/**
+ * Succeeds the run once it is cut into chunks and every chunk is written (called by the splitter
+ * and by each chunk, under the run's row lock, so exactly one of them sees it complete). A full
+ * import then records which of the source's products the previous full import had and this one
+ * did not: counted and sampled, never deleted.
+ */
+export async function finishIfComplete(tx: Tx, runId: string) {
+  const [run] = await tx.select().from(feedRuns).where(eq(feedRuns.id, runId)).for('update')
+  if (run?.status !== 'running' || run.chunksTotal === null) return false
+  const [done] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(feedRunChunks)
+    .where(and(eq(feedRunChunks.runId, runId), eq(feedRunChunks.status, 'done')))
+  if (done!.n < run.chunksTotal) return false
+  let disappeared: { disappearedCount: number; disappearedSample: string[] } | object = {}
+  if (run.full) {
+    const [previous] = await tx
+      .select({ id: feedRuns.id })
+      .from(feedRuns)
+      .where(
+        and(
+          eq(feedRuns.source, run.source),
+          run.retailerId ? eq(feedRuns.retailerId, run.retailerId) : isNull(feedRuns.retailerId),
+          eq(feedRuns.full, true),
+          eq(feedRuns.status, 'succeeded'),
+          lt(feedRuns.created, run.created),
+        ),
+      )
+      .orderBy(desc(feedRuns.created))
+      .limit(1)
+    const gone = previous
+      ? and(
+          eq(feedRecords.source, DATA_SOURCE_OF[run.source]),
+          eq(feedRecords.scope, run.retailerId ?? NIL_SCOPE),
+          eq(feedRecords.fullRunId, previous.id),
+        )
+      : undefined
+    const count = gone ? ((await tx.$count(feedRecords, gone)) as number) : 0
+    const sample = gone
+      ? (
+          await tx
+            .select({ gtin: feedRecords.gtin })
+            .from(feedRecords)
+            .where(gone)
+            .orderBy(feedRecords.gtin)
+            .limit(SAMPLE)
+        ).map((r) => r.gtin)
+      : []
+    disappeared = { disappearedCount: count, disappearedSample: sample }
+  }
+  await tx
+    .update(feedRuns)
+    .set({ status: 'succeeded', finishedAt: new Date(), ...disappeared })
+    .where(eq(feedRuns.id, runId))
+  await tx.delete(feedUploads).where(eq(feedUploads.runId, runId))
+  return true
+}

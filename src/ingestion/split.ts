@@ -1,0 +1,97 @@
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { eq, sql } from 'drizzle-orm'
+import { feedSize, readFeed } from '../../feeds'
+import type { ColumnMapping } from '../../feeds/affiliate'
+import type { FeedRow } from '../../feeds/record'
+import { config } from '../config'
+import { db } from '../db/client'
+import { feedRunChunks, feedRuns, feedUploads } from '../db/schema'
+import { transaction } from '../db/tx'
+import { saveChunk } from './chunks'
+import { failRun, finishIfComplete } from './runs'
+
+/** Why a feed could not be read, in words an operator can act on. */
+export function readFailure(err: unknown): string {
+  const e = err as NodeJS.ErrnoException
+  if (e?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(e?.message ?? ''))
+    return 'the file ends early: a truncated gzip stream (unexpected end of file); rows before the break were imported'
+  if (e?.code === 'Z_DATA_ERROR')
+    return `the file is not valid gzip (${e.message}); rows before the break were imported`
+  if (e?.code === 'ENOENT') return 'the file cannot be read: it does not exist (any longer)'
+  if (e?.code === 'EACCES') return 'the file cannot be read: permission denied'
+  if (e?.code === 'EISDIR') return 'the path is a folder; this format reads a single file'
+  return `the file cannot be read: ${e?.message ?? String(err)}`
+}
+
+/**
+ * The `feeds.import` job: streams the run's file through its adapter and stores it as chunks of
+ * FEED_CHUNK_ROWS rows, each its own `feeds.chunk` job. Chunk boundaries depend only on the file,
+ * so a restarted split skips the chunks it stored before and resumes. A file that cannot be read
+ * to its end fails the run with the reason; chunks stored before stay and are written.
+ */
+export async function splitRun(runId: string) {
+  const [run] = await db.select().from(feedRuns).where(eq(feedRuns.id, runId))
+  if (!run || run.status === 'succeeded' || run.status === 'failed') return
+  await db
+    .update(feedRuns)
+    .set({ status: 'running', startedAt: run.startedAt ?? new Date() })
+    .where(eq(feedRuns.id, runId))
+  const [stored] = await db
+    .select({ last: sql<number>`coalesce(max(${feedRunChunks.chunk}), 0)::int` })
+    .from(feedRunChunks)
+    .where(eq(feedRunChunks.runId, runId))
+  let path = run.path
+  let scratch: string | null = null
+  if (!path) {
+    const [upload] = await db.select().from(feedUploads).where(eq(feedUploads.runId, runId))
+    if (!upload) return failRun(db, runId, 'the uploaded file is gone')
+    scratch = join(tmpdir(), `feed-${runId}`)
+    await Bun.write(scratch, upload.content)
+    path = scratch
+  }
+  try {
+    const size = await feedSize(path).catch(() => null)
+    await db.update(feedRuns).set({ bytesTotal: size }).where(eq(feedRuns.id, runId))
+    let bytes = 0
+    const rows = readFeed(
+      { format: run.format, path, mapping: run.options.mapping as ColumnMapping | undefined, observedAt: run.created },
+      (n) => {
+        bytes += n
+      },
+    )[Symbol.asyncIterator]()
+    let chunk = 0
+    let buffer: FeedRow[] = []
+    const flush = async () => {
+      chunk++
+      if (chunk > stored!.last) await saveChunk(runId, chunk, buffer, bytes)
+      buffer = []
+    }
+    for (;;) {
+      let next: IteratorResult<FeedRow>
+      try {
+        next = await rows.next()
+      } catch (err) {
+        if (buffer.length) await flush()
+        await transaction(async (tx) => {
+          await failRun(tx, runId, readFailure(err))
+        })
+        return
+      }
+      if (next.done) break
+      buffer.push(next.value)
+      if (buffer.length >= config.FEED_CHUNK_ROWS) await flush()
+    }
+    if (buffer.length || chunk === 0) await flush()
+    await transaction(async (tx) => {
+      await tx
+        .update(feedRuns)
+        .set({ chunksTotal: chunk, bytesRead: size ?? bytes })
+        .where(eq(feedRuns.id, runId))
+      await finishIfComplete(tx, runId)
+    })
+  } finally {
+    if (scratch) await rm(scratch, { force: true })
+  }
+}
