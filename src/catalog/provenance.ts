@@ -105,6 +105,13 @@ export function comparisonKey(value: unknown): string {
   return JSON.stringify(value)
 }
 
+/** How carefully a text is written: mixed case over all capitals, accents over their absence. */
+function care(value: unknown): number {
+  if (typeof value !== 'string') return 0
+  const mixed = /\p{Ll}/u.test(value) && /\p{Lu}/u.test(value) ? 2 : /\p{Ll}/u.test(value) ? 1 : 0
+  return mixed + (value.normalize('NFKD') !== value ? 1 : 0)
+}
+
 /**
  * The canonical value of each field. The newest claimed value wins outright. Otherwise values are
  * grouped by their comparison key; each independent contributor (organization, or source when
@@ -129,8 +136,12 @@ export function decide(candidates: Candidate[], threshold = config.PROMOTION_THR
         if (!seen || seen.confidence <= c.confidence) perContributor.set(who, c)
       }
       const score = 1 - [...perContributor.values()].reduce((miss, c) => miss * (1 - c.confidence), 1)
-      // candidates come oldest first: the last of the most trusted is the newest of them
-      const strongest = group.reduce((a, b) => (b.confidence >= a.confidence ? b : a))
+      // written as its most carefully written member (mixed case, accents kept), then the most
+      // trusted, then the newest (candidates come oldest first)
+      const strongest = group.reduce((a, b) => {
+        const order = care(b.value) - care(a.value) || b.confidence - a.confidence
+        return order >= 0 ? b : a
+      })
       const at = Math.max(...group.map((c) => c.created.getTime()))
       if (!best || score > best.score + 1e-9 || (Math.abs(score - best.score) < 1e-9 && at > best.at))
         best = { value: strongest.value, source: strongest.source, score, at }

@@ -18,7 +18,7 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
     '',
     async ({ apiKey, body, query, status }) => {
       const organizationId = apiKey.organizationId
-      if (typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) {
+      if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
         const input = body as typeof RunCreate.static
         const path = await feedPath(input.path)
         return status(
@@ -37,7 +37,7 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
       }
       if (!query.source)
         throw invalidField('source', 'an upload names its source in the query (?source=off|usda|affiliate)')
-      const content = Buffer.isBuffer(body) ? body : Buffer.from(String(body), 'utf8')
+      const content = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body as Uint8Array)
       if (content.length === 0) throw invalidField('body', 'the uploaded file is empty')
       return status(
         202,
@@ -56,7 +56,11 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
       auth: { role: 'manager' },
       body: t.Union([
         RunCreate,
-        t.Any({ description: 'the feed file itself (up to 20 MiB; gzip allowed)', 'x-media-types': UPLOAD_TYPES }),
+        t.String({ description: 'a CSV feed file (up to 20 MiB)', 'x-media-types': ['text/csv'] }),
+        t.Uint8Array({
+          description: 'the feed file itself (up to 20 MiB; gzip allowed)',
+          'x-media-types': UPLOAD_TYPES.filter((type) => type !== 'text/csv'),
+        }),
       ]),
       query: RunUploadQuery,
       response: { 202: Run, ...errorResponses },
