@@ -8,7 +8,7 @@ import { invalidField } from '../shared/errors'
 import { Page } from '../shared/pagination'
 import { listOffers } from './offers'
 import { createRun, feedPath, getRun, listRuns } from './runs'
-import { Offer, OfferQuery, Run, RunCreate, RunParams, RunQuery, RunUploadQuery, UPLOAD_TYPES } from './schemas'
+import { Offer, OfferQuery, Run, RunCreate, RunParams, RunQuery, RunUploadQuery, UploadBytes } from './schemas'
 
 const tags = ['Feeds']
 
@@ -16,8 +16,10 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
   .use(auth)
   .post(
     '',
-    async ({ apiKey, body, query, status }) => {
+    async ({ apiKey, body, query, request, status }) => {
       const organizationId = apiKey.organizationId
+      if (typeof body === 'string' && !request.headers.get('content-type')?.startsWith('text/csv'))
+        throw invalidField('body', 'must be a JSON object naming a server file, or a file upload')
       if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
         const input = body as typeof RunCreate.static
         const path = await feedPath(input.path)
@@ -57,10 +59,7 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
       body: t.Union([
         RunCreate,
         t.String({ description: 'a CSV feed file (up to 20 MiB)', 'x-media-types': ['text/csv'] }),
-        t.Uint8Array({
-          description: 'the feed file itself (up to 20 MiB; gzip allowed)',
-          'x-media-types': UPLOAD_TYPES.filter((type) => type !== 'text/csv'),
-        }),
+        UploadBytes,
       ]),
       query: RunUploadQuery,
       response: { 202: Run, ...errorResponses },

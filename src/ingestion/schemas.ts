@@ -1,3 +1,4 @@
+import { Kind, TypeRegistry } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MERCHANT_ATTRIBUTES } from '../../feeds/affiliate'
 import { AVAILABILITIES, FEED_FORMATS, FEED_SOURCES, RUN_STATUSES } from '../db/schema/feeds'
@@ -41,6 +42,16 @@ export const UPLOAD_TYPES = [
   'application/gzip',
   'application/octet-stream',
 ]
+
+TypeRegistry.Set('UploadBytes', (_schema, value) => value instanceof Uint8Array)
+
+/** An uploaded file's bytes, as the edge hands binary uploads to the route (never JSON). */
+export const UploadBytes = t.Unsafe<Uint8Array>({
+  [Kind]: 'UploadBytes',
+  type: 'string',
+  description: 'the feed file itself (up to 20 MiB; gzip allowed)',
+  'x-media-types': UPLOAD_TYPES.filter((type) => type !== 'text/csv'),
+})
 
 export const RunUploadQuery = t.Object({
   source: t.Optional(Source),

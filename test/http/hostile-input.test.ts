@@ -84,6 +84,8 @@ const BASE: Record<string, unknown> = {
   'post /webhooks/api/v1/endpoints/{endpoint_id}/test/': {},
   'post /webhooks/api/v1/endpoints/{endpoint_id}/recover/': { since: '2026-01-01T00:00:00Z' },
   'post /webhooks/api/v1/deliveries/{delivery_id}/retry/': {},
+  // the feed folder of the test server is empty: even the base body starts no run
+  'post /feeds/api/v1/runs': { source: 'off', path: 'missing.jsonl', format: 'off_jsonl' },
 }
 
 /** Every string leaf of a value, as [path for errors, setter on a copy]. */

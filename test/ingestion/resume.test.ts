@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import pg from 'pg'
+import { gs1CheckDigit } from '../../src/shared/gs1'
+import { ADMIN, sql } from '../support/fixtures'
+import { startServer } from '../support/process'
+import { databaseUrl } from '../support/server'
+
+// A worker killed (SIGKILL) in the middle of an import: a new process finishes the run, and the
+// catalog ends exactly as after an uninterrupted import of the same file on another database.
+const ROWS = 3000
+const feedDir = mkdtempSync(join(tmpdir(), 'feeds-resume-'))
+const stamp = Date.now()
+const names = [`feeds_killed_${stamp}`, `feeds_whole_${stamp}`]
+const urlOf = (name: string) => {
+  const url = new URL(databaseUrl)
+  url.pathname = `/${name}`
+  return url.href
+}
+const servers: Awaited<ReturnType<typeof startServer>>[] = []
+
+beforeAll(async () => {
+  const lines: string[] = []
+  for (let i = 0; i < ROWS; i++) {
+    const body = `761${String(i).padStart(9, '0')}`
+    lines.push(
+      JSON.stringify({
+        code: `${body}${gs1CheckDigit(body)}`,
+        product_name: `Resume Product ${i}`,
+        brands: `Brand ${i % 37}`,
+        quantity: `${100 + (i % 50)} g`,
+        ingredients_text: i % 3 ? 'water, sugar, milk' : 'wheat flour, salt',
+        last_modified_t: 1_700_000_000 + i,
+      }),
+    )
+  }
+  writeFileSync(join(feedDir, 'synthetic.jsonl.gz'), gzipSync(lines.join('\n')))
+  for (const name of names) await sql(`create database ${name}`)
+})
+
+afterAll(async () => {
+  for (const s of servers) {
+    s.kill('SIGKILL')
+    await s.exited
+  }
+  for (const name of names) await sql(`drop database if exists ${name} with (force)`)
+  rmSync(feedDir, { recursive: true, force: true })
+})
+
+async function serve(name: string) {
+  const server = await startServer({
+    DATABASE_URL: urlOf(name),
+    FEED_DIR: feedDir,
+    FEED_CHUNK_ROWS: '100',
+    FEED_CHUNK_CONCURRENCY: '1',
+    ADMIN_TOKEN: ADMIN['x-admin-token'],
+    LOG_LEVEL: 'warn',
+  })
+  servers.push(server)
+  return server
+}
+
+async function managerKey(api: string) {
+  const res = await fetch(`${api}/account/api/v1/organizations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...ADMIN },
+    body: JSON.stringify({ name: 'Resume', owner_email: `r${Date.now()}@feeds.test` }),
+  })
+  return ((await res.json()) as any).api_key.key as string
+}
+
+async function startRun(api: string, key: string) {
+  const res = await fetch(`${api}/feeds/api/v1/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ source: 'off', path: 'synthetic.jsonl.gz', full: true }),
+  })
+  expect(res.status).toBe(202)
+  return ((await res.json()) as any).id as string
+}
+
+async function waitFor(api: string, key: string, runId: string, done: (run: any) => boolean, ms = 120_000) {
+  const until = Date.now() + ms
+  for (;;) {
+    const run: any = await (await fetch(`${api}/feeds/api/v1/runs/${runId}`, { headers: { 'x-api-key': key } })).json()
+    if (done(run)) return run
+    if (Date.now() > until) throw new Error(`timed out: ${JSON.stringify(run)}`)
+    await Bun.sleep(100)
+  }
+}
+
+/** Everything an import writes to the catalog, without ids and times. */
+async function catalogState(name: string) {
+  const db = new pg.Client({ connectionString: urlOf(name) })
+  await db.connect()
+  try {
+    const products = await db.query(
+      `select gtin, product_name, brand_name, net_content, net_content_value, net_content_uom, ingredients_text,
+              contains_allergens, field_confidence, data_source from products order by gtin`,
+    )
+    const candidates = await db.query(
+      `select p.gtin, c.field, c.value, c.source from product_candidates c join products p on p.id = c.product_id
+       order by p.gtin, c.field`,
+    )
+    const records = await db.query('select key, gtin, content_hash, reading from feed_records order by key')
+    const events = await db.query('select event_type, count(*)::int n from events group by 1 order by 1')
+    return { products: products.rows, candidates: candidates.rows, records: records.rows, events: events.rows }
+  } finally {
+    await db.end()
+  }
+}
+
+test('a killed worker: the run resumes in a new process and ends in the uninterrupted state', async () => {
+  // killed mid-run
+  let server = await serve(names[0]!)
+  const key = await managerKey(server.url)
+  const runId = await startRun(server.url, key)
+  const partway = await waitFor(server.url, key, runId, (r) => r.progress.chunks_done >= 3)
+  expect(partway.status).toBe('running')
+  server.kill('SIGKILL')
+  await server.exited
+  server = await serve(names[0]!)
+  const resumed = await waitFor(server.url, key, runId, (r) => r.status !== 'running' && r.status !== 'queued')
+  expect(resumed).toMatchObject({
+    status: 'succeeded',
+    counts: { read: ROWS, created: ROWS, updated: 0, unchanged: 0, rejected: 0 },
+    progress: { chunks_total: ROWS / 100, chunks_done: ROWS / 100, percent: 100 },
+  })
+
+  // uninterrupted, elsewhere
+  const whole = await serve(names[1]!)
+  const wholeKey = await managerKey(whole.url)
+  const wholeRun = await startRun(whole.url, wholeKey)
+  expect(await waitFor(whole.url, wholeKey, wholeRun, (r) => r.status === 'succeeded')).toMatchObject({
+    counts: resumed.counts,
+  })
+
+  const [killed, uninterrupted] = [await catalogState(names[0]!), await catalogState(names[1]!)]
+  expect(killed.products).toHaveLength(ROWS)
+  expect(killed.candidates).toHaveLength(ROWS * 6) // name, brand, net content ×3, ingredients: each once
+  expect(killed.products[0]).toMatchObject({ product_name: 'Resume Product 0', brand_name: 'Brand 0' })
+  expect(killed).toEqual(uninterrupted)
+}, 240_000)
