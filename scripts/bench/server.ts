@@ -1,6 +1,6 @@
 // A throwaway database and the service in its own process, as in production, for benchmarks.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, openSync, rmSync } from 'node:fs'
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -44,6 +44,11 @@ export async function startBenchServer(poolSize = 2) {
     logFile,
     config,
     logLevel: process.env.SERVER_LOG_LEVEL ?? 'info',
+    /** the server process's peak resident set so far (Linux VmHWM), in bytes */
+    peakRss: () => {
+      const status = readFileSync(`/proc/${server.pid}/status`, 'utf8')
+      return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024
+    },
     async stop() {
       server.kill('SIGTERM')
       await exited
