@@ -53,8 +53,6 @@ const Env = t.Object({
   FEED_CHUNK_ROWS: t.Integer({ minimum: 10, maximum: 20_000, default: 1000 }),
   /** Chunk jobs one worker process runs at once. */
   FEED_CHUNK_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: 2 }),
-  /** A JSON file of scheduled imports: [{"cron", "source", "path" | "url", "retailer_id"?, "full"?}]. */
-  FEED_SCHEDULE_FILE: t.Optional(t.String({ minLength: 1 })),
   /** Aggregate confidence a non-owner value needs before it becomes a product's canonical value. */
   PROMOTION_THRESHOLD: t.Number({ minimum: 0, maximum: 1, default: 0.6 }),
 })

@@ -76,7 +76,9 @@ while (status.status === 'queued' || status.status === 'running') {
   status = await getRun(bench.database.db, null, id)
   if (status.progress.percent >= shown + 10) {
     shown = status.progress.percent
-    say(`import ${status.progress.percent}% (${status.counts.read} rows written of the chunks done)`)
+    say(
+      `import ${status.progress.percent}% (${status.progress.chunks_done} of ${status.progress.chunks_total ?? '?'} chunks written)`,
+    )
   }
 }
 const seconds = (performance.now() - started) / 1000

@@ -13,6 +13,3 @@ export const chunkQueue = defineQueue<{ runId: string; chunk: number }>('feeds.c
   retryBackoff: true,
   heartbeatSeconds: 10,
 })
-
-/** Starts a scheduled import (one schedule per entry of FEED_SCHEDULE_FILE). */
-export const scheduledQueue = defineQueue<{ entry: number }>('feeds.scheduled', { retryLimit: 2 })
