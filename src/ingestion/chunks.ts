@@ -4,6 +4,7 @@ import type { FeedRecord, FeedRow } from '../../feeds/record'
 import { promoteProducts } from '../catalog/promotion'
 import { writeSourceRecords } from '../catalog/source-writes'
 import { db } from '../db/client'
+import { fromExcluded } from '../db/params'
 import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { upsertOffers } from './offers'
@@ -132,12 +133,7 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
       .onConflictDoUpdate({
         target: [feedRecords.source, feedRecords.scope, feedRecords.key],
         set: {
-          gtin: sql`excluded.gtin`,
-          productId: sql`excluded.product_id`,
-          contentHash: sql`excluded.content_hash`,
-          version: sql`excluded.version`,
-          reading: sql`excluded.reading`,
-          lastRunId: sql`excluded.last_run_id`,
+          ...fromExcluded(feedRecords, ['gtin', 'productId', 'contentHash', 'version', 'reading', 'lastRunId']),
           fullRunId: run!.full ? sql`excluded.full_run_id` : sql`${feedRecords.fullRunId}`,
         },
       })

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { FeedOffer } from '../../feeds/record'
 import { normalizeGtin } from '../catalog/gtin'
 import { db } from '../db/client'
+import { fromExcluded } from '../db/params'
 import { offers, products } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { emit } from '../events/outbox'
@@ -91,15 +92,17 @@ export async function upsertOffers(
     .onConflictDoUpdate({
       target: [offers.retailerId, offers.itemId],
       set: {
-        productId: sql`excluded.product_id`,
-        title: sql`excluded.title`,
-        price: sql`excluded.price`,
-        regularPrice: sql`excluded.regular_price`,
-        currency: sql`excluded.currency`,
-        url: sql`excluded.url`,
-        availability: sql`excluded.availability`,
-        multipack: sql`excluded.multipack`,
-        observedAt: sql`excluded.observed_at`,
+        ...fromExcluded(offers, [
+          'productId',
+          'title',
+          'price',
+          'regularPrice',
+          'currency',
+          'url',
+          'availability',
+          'multipack',
+          'observedAt',
+        ]),
         modified: sql`now()`,
       },
     })
