@@ -8,7 +8,7 @@ import { ADMIN, sql } from '../support/fixtures'
 import { ROOT, startServer } from '../support/process'
 import { databaseUrl } from '../support/server'
 
-// Feed imports of the real sample files (test/fixtures/feeds, copied from ../shared/data) through
+// Feed imports of the real sample files (test/fixtures/feeds, the project's sample data) through
 // the API, on a service process of its own with its own database (the samples' GTINs are fixed),
 // chunks of 10 rows so that every file spans several chunk jobs.
 const name = `feeds_${Date.now()}`
