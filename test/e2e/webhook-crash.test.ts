@@ -1,18 +1,16 @@
 import { afterAll, expect, test } from 'bun:test'
 import pg from 'pg'
 import { toShortId } from '../../src/shared/ids'
-import { ADMIN, eventually, PRODUCTS, sql, uniqueGtin } from '../support/fixtures'
+import { ADMIN, eventually, PRODUCTS, uniqueGtin } from '../support/fixtures'
+import { ownDatabase } from '../support/own-database'
 import { startServer } from '../support/process'
 import { startReceiver } from '../support/receiver'
-import { databaseUrl } from '../support/server'
 
 // Issue 13, "done when" 2: the worker is killed while deliveries are in flight; a new worker
 // takes over and every event reaches the receiver at least once.
-const name = `webhook_crash_${Date.now()}`
-const url = new URL(databaseUrl)
-url.pathname = `/${name}`
+const database = ownDatabase('webhook_crash')
 const env = {
-  DATABASE_URL: url.href,
+  DATABASE_URL: database.url,
   APP_ENV: 'development',
   NODE_ENV: 'development',
   ADMIN_TOKEN: ADMIN['x-admin-token'],
@@ -25,11 +23,11 @@ afterAll(async () => {
   receiver.stop()
   for (const p of processes) p.kill('SIGKILL')
   await Promise.all(processes.map((p) => p.exited))
-  await sql(`drop database if exists ${name} with (force)`)
+  await database.drop()
 })
 
 test('a worker killed mid-delivery loses no event', async () => {
-  await sql(`create database ${name}`)
+  await database.create()
   const api = await startServer({ ...env, ROLE: 'api' })
   processes.push(api)
   const call = async (path: string, body: unknown, headers: Record<string, string>) => {
@@ -60,7 +58,7 @@ test('a worker killed mid-delivery loses no event', async () => {
   expect(seenBeforeRestart).toBeLessThan(40)
 
   processes.push(await startServer({ ...env, ROLE: 'worker' }))
-  const db = new pg.Client({ connectionString: url.href })
+  const db = new pg.Client({ connectionString: database.url })
   await db.connect()
   try {
     const { rows } = await db.query<{ id: string }>("select id from events where event_type = 'product.created'")

@@ -4,16 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import pg from 'pg'
-import { ADMIN, sql } from '../support/fixtures'
+import { ADMIN } from '../support/fixtures'
+import { ownDatabase } from '../support/own-database'
 import { ROOT, startServer } from '../support/process'
-import { databaseUrl } from '../support/server'
 
 // Feed imports of the real sample files (test/fixtures/feeds, the project's sample data) through
 // the API, on a service process of its own with its own database (the samples' GTINs are fixed),
 // chunks of 10 rows so that every file spans several chunk jobs.
-const name = `feeds_${Date.now()}`
-const url = new URL(databaseUrl)
-url.pathname = `/${name}`
+const database = ownDatabase('feeds')
 const feedDir = mkdtempSync(join(tmpdir(), 'feeds-'))
 let api = ''
 let server: Awaited<ReturnType<typeof startServer>>
@@ -25,16 +23,16 @@ const PRODUCTS = '/products/api/v1/products'
 
 beforeAll(async () => {
   cpSync(join(ROOT, 'test/fixtures/feeds'), feedDir, { recursive: true })
-  await sql(`create database ${name}`)
+  await database.create()
   server = await startServer({
-    DATABASE_URL: url.href,
+    DATABASE_URL: database.url,
     FEED_DIR: feedDir,
     FEED_CHUNK_ROWS: '10',
     ADMIN_TOKEN: ADMIN['x-admin-token'],
     LOG_LEVEL: 'warn',
   })
   api = server.url
-  db = new pg.Client({ connectionString: url.href })
+  db = new pg.Client({ connectionString: database.url })
   await db.connect()
   org = await organization('Feeds Org')
   other = await organization('Other Org')
@@ -44,7 +42,7 @@ afterAll(async () => {
   server?.kill('SIGTERM')
   await server?.exited
   await db?.end()
-  await sql(`drop database if exists ${name} with (force)`)
+  await database.drop()
   rmSync(feedDir, { recursive: true, force: true })
 })
 

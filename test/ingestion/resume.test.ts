@@ -5,21 +5,16 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import pg from 'pg'
 import { gs1CheckDigit } from '../../src/shared/gs1'
-import { ADMIN, sql } from '../support/fixtures'
+import { ADMIN } from '../support/fixtures'
+import { ownDatabase } from '../support/own-database'
 import { startServer } from '../support/process'
-import { databaseUrl } from '../support/server'
 
 // A worker killed (SIGKILL) in the middle of an import: a new process finishes the run, and the
 // catalog ends exactly as after an uninterrupted import of the same file on another database.
 const ROWS = 3000
 const feedDir = mkdtempSync(join(tmpdir(), 'feeds-resume-'))
-const stamp = Date.now()
-const names = [`feeds_killed_${stamp}`, `feeds_whole_${stamp}`]
-const urlOf = (name: string) => {
-  const url = new URL(databaseUrl)
-  url.pathname = `/${name}`
-  return url.href
-}
+const killedDb = ownDatabase('feeds_killed')
+const wholeDb = ownDatabase('feeds_whole')
 const servers: Awaited<ReturnType<typeof startServer>>[] = []
 
 beforeAll(async () => {
@@ -38,7 +33,7 @@ beforeAll(async () => {
     )
   }
   writeFileSync(join(feedDir, 'synthetic.jsonl.gz'), gzipSync(lines.join('\n')))
-  for (const name of names) await sql(`create database ${name}`)
+  for (const d of [killedDb, wholeDb]) await d.create()
 })
 
 afterAll(async () => {
@@ -46,13 +41,13 @@ afterAll(async () => {
     s.kill('SIGKILL')
     await s.exited
   }
-  for (const name of names) await sql(`drop database if exists ${name} with (force)`)
+  for (const d of [killedDb, wholeDb]) await d.drop()
   rmSync(feedDir, { recursive: true, force: true })
 })
 
-async function serve(name: string) {
+async function serve(database: ReturnType<typeof ownDatabase>) {
   const server = await startServer({
-    DATABASE_URL: urlOf(name),
+    DATABASE_URL: database.url,
     FEED_DIR: feedDir,
     FEED_CHUNK_ROWS: '100',
     FEED_CHUNK_CONCURRENCY: '1',
@@ -93,8 +88,8 @@ async function waitFor(api: string, key: string, runId: string, done: (run: any)
 }
 
 /** Everything an import writes to the catalog, without ids and times. */
-async function catalogState(name: string) {
-  const db = new pg.Client({ connectionString: urlOf(name) })
+async function catalogState(database: ReturnType<typeof ownDatabase>) {
+  const db = new pg.Client({ connectionString: database.url })
   await db.connect()
   try {
     const products = await db.query(
@@ -115,14 +110,14 @@ async function catalogState(name: string) {
 
 test('a killed worker: the run resumes in a new process and ends in the uninterrupted state', async () => {
   // killed mid-run
-  let server = await serve(names[0]!)
+  let server = await serve(killedDb)
   const key = await managerKey(server.url)
   const runId = await startRun(server.url, key)
   const partway = await waitFor(server.url, key, runId, (r) => r.progress.chunks_done >= 3)
   expect(partway.status).toBe('running')
   server.kill('SIGKILL')
   await server.exited
-  server = await serve(names[0]!)
+  server = await serve(killedDb)
   const resumed = await waitFor(server.url, key, runId, (r) => r.status !== 'running' && r.status !== 'queued')
   expect(resumed).toMatchObject({
     status: 'succeeded',
@@ -131,14 +126,14 @@ test('a killed worker: the run resumes in a new process and ends in the uninterr
   })
 
   // uninterrupted, elsewhere
-  const whole = await serve(names[1]!)
+  const whole = await serve(wholeDb)
   const wholeKey = await managerKey(whole.url)
   const wholeRun = await startRun(whole.url, wholeKey)
   expect(await waitFor(whole.url, wholeKey, wholeRun, (r) => r.status === 'succeeded')).toMatchObject({
     counts: resumed.counts,
   })
 
-  const [killed, uninterrupted] = [await catalogState(names[0]!), await catalogState(names[1]!)]
+  const [killed, uninterrupted] = [await catalogState(killedDb), await catalogState(wholeDb)]
   expect(killed.products).toHaveLength(ROWS)
   expect(killed.candidates).toHaveLength(ROWS * 6) // name, brand, net content ×3, ingredients: each once
   expect(killed.products[0]).toMatchObject({ product_name: 'Resume Product 0', brand_name: 'Brand 0' })

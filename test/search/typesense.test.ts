@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import pg from 'pg'
 import { SEARCH_FIELDS } from '../../src/catalog/fields'
-import { ADMIN, eventually, PRODUCT_ROW_KEYS, sql, uniqueGtin } from '../support/fixtures'
+import { ADMIN, eventually, PRODUCT_ROW_KEYS, uniqueGtin } from '../support/fixtures'
+import { ownDatabase } from '../support/own-database'
 import { run, startServer } from '../support/process'
-import { databaseUrl } from '../support/server'
 import { type Recorded, startTypesenseFake } from '../support/typesense-fake'
 
 // Typesense mode (TYPESENSE_URL set) against a local stand-in that checks each request against
@@ -11,11 +11,9 @@ import { type Recorded, startTypesenseFake } from '../support/typesense-fake'
 // its event consumers (registered only in Typesense mode) see every event of this file.
 const KEY = 'typesense-test-key'
 const fake = await startTypesenseFake(KEY)
-const name = `typesense_${Date.now()}`
-const url = new URL(databaseUrl)
-url.pathname = `/${name}`
+const database = ownDatabase('typesense')
 const env = {
-  DATABASE_URL: url.href,
+  DATABASE_URL: database.url,
   TYPESENSE_URL: fake.url,
   TYPESENSE_API_KEY: KEY,
   ADMIN_TOKEN: ADMIN['x-admin-token'],
@@ -66,7 +64,7 @@ const SEED = [
 ]
 
 beforeAll(async () => {
-  await sql(`create database ${name}`)
+  await database.create()
   // the API alone first: events wait in the outbox until a worker starts, so their marks come in one go
   const apiServer = await startServer({ ...env, ROLE: 'api' })
   servers.push(apiServer)
@@ -147,7 +145,7 @@ describe('Typesense mode: the index', () => {
       [...docsOf('products').values()].some((d) => d.product_name === 'Quorvane Noir Zimbelade') ? true : null,
     )
     await eventually(async () => {
-      const admin = new pg.Client(url.href)
+      const admin = new pg.Client(database.url)
       await admin.connect()
       const { rows } = await admin.query('select count(*)::int as n from search_index_pending')
       await admin.end()
@@ -237,7 +235,7 @@ describe('Typesense mode: queries', () => {
 
 describe('Typesense mode: full reindex', () => {
   test('npm run cli -- search reindex: every row in batches of 500, with progress', async () => {
-    const admin = new pg.Client(url.href)
+    const admin = new pg.Client(database.url)
     await admin.connect()
     await admin.query(`insert into products (gtin, product_name)
       select lpad((5000000000000 + i * 10)::text, 14, '0'), 'Bulk Biscuit ' || i from generate_series(1, 1000) i`)

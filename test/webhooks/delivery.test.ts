@@ -1,27 +1,25 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import pg from 'pg'
 import { verifyWebhookSignature } from '../../src/webhooks/signature'
-import { ADMIN, eventually, PRODUCTS, sql, uniqueGtin } from '../support/fixtures'
+import { ADMIN, eventually, PRODUCTS, uniqueGtin } from '../support/fixtures'
+import { ownDatabase } from '../support/own-database'
 import { startServer } from '../support/process'
 import { type Received, type Reply, startReceiver } from '../support/receiver'
-import { databaseUrl } from '../support/server'
 
 // Deliveries to real receivers on loopback: the service runs in development mode (loopback and
 // http:// targets allowed) in its own process, on a database of its own, with the retry schedule
 // shortened to fractions of a second (its last step, 2 s, is the cap a Retry-After is held to)
 // and receivers given 5 s to answer.
-const name = `webhooks_${Date.now()}`
-const url = new URL(databaseUrl)
-url.pathname = `/${name}`
+const database = ownDatabase('webhooks')
 let api = ''
 let server: Awaited<ReturnType<typeof startServer>>
 let db: pg.Client
 const receivers: ReturnType<typeof startReceiver>[] = []
 
 beforeAll(async () => {
-  await sql(`create database ${name}`)
+  await database.create()
   server = await startServer({
-    DATABASE_URL: url.href,
+    DATABASE_URL: database.url,
     APP_ENV: 'development',
     NODE_ENV: 'development',
     WEBHOOK_RETRY_SCHEDULE: '0.3,0.3,0.3,0.3,0.3,0.3,2',
@@ -30,7 +28,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
   })
   api = server.url
-  db = new pg.Client({ connectionString: url.href })
+  db = new pg.Client({ connectionString: database.url })
   await db.connect()
 })
 
@@ -39,7 +37,7 @@ afterAll(async () => {
   server?.kill('SIGTERM')
   await server?.exited
   await db?.end()
-  await sql(`drop database if exists ${name} with (force)`)
+  await database.drop()
 })
 
 async function call(method: string, path: string, key?: string, body?: unknown) {
