@@ -5,6 +5,7 @@ import { type Binding, bind } from './binding'
 import { catalogPromote, catalogVerify } from './catalog-promote'
 import { consumerBindings, eventsDispatch } from './events'
 import { feedsChunk, feedsImport } from './feeds'
+import '../src/resolver/index-events' // the resolver index consumer is bound with the other consumers
 import { searchIndex } from './search-index'
 import { startStream } from './stream'
 import { webhookDeliver } from './webhook-deliver'

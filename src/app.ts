@@ -9,6 +9,8 @@ import { docs } from './http/openapi'
 import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
 import { feedRoutes, offerRoutes } from './ingestion/routes'
+import { resolverRoutes } from './resolver/resolver-routes'
+import { ruleRoutes } from './resolver/routes'
 import { retailerRoutes } from './retailers/routes'
 import { searchRoutes } from './search/routes'
 import { webhookRoutes } from './webhooks/routes'
@@ -32,6 +34,8 @@ export function createApp() {
     .use(webhookRoutes)
     .use(feedRoutes)
     .use(offerRoutes)
+    .use(ruleRoutes)
+    .use(resolverRoutes)
   self = app
   return app
 }

@@ -21,6 +21,12 @@ const Env = t.Object({
   TRUST_PROXY: t.Optional(t.String()),
   /** Anonymous catalog searches one address may make per minute (spec: 60). */
   SEARCH_ANONYMOUS_PER_MINUTE: t.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
+  /** Anonymous Digital Link resolutions one address may make per minute (keyed callers are not limited). */
+  RESOLVER_ANONYMOUS_PER_MINUTE: t.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
+  /** Request headers a proxy or CDN sets with the caller's place, read by resolution rules' location conditions. */
+  GEO_COUNTRY_HEADER: t.String({ default: 'cf-ipcountry' }),
+  GEO_REGION_HEADER: t.String({ default: 'cf-region-code' }),
+  GEO_CITY_HEADER: t.String({ default: 'cf-ipcity' }),
   /** Set: search answers from Typesense at this URL (e.g. http://localhost:8108), kept in step by events. */
   TYPESENSE_URL: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),
   TYPESENSE_API_KEY: t.Optional(t.String({ minLength: 1 })),

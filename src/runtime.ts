@@ -6,6 +6,7 @@ import { closeDb, connectDb, type Db } from './db/client'
 import { startEmbeddedDatabase } from './db/embedded'
 import { listener } from './db/listener'
 import { migrateDatabase } from './db/migrate'
+import { ruleIndex } from './resolver/rule-index'
 
 export type Database = { db: Db; url: string; embedded: boolean; close: () => Promise<void> }
 
@@ -43,6 +44,7 @@ export type JobRunner = {
 export async function startBackground(config: Config, url: string, jobs: JobRunner, withWorkers: boolean) {
   keyCache.configure(config.KEY_CACHE_TTL)
   await listenForRevocations()
+  await ruleIndex.listen()
   listener.start(url)
   const boss = await startBoss(url, withWorkers)
   await jobs.createQueues()

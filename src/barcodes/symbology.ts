@@ -1,6 +1,6 @@
 import { expandUpcE, parseGtin } from '../catalog/gtin'
+import { parseAiString } from '../shared/application-identifiers'
 import { AppError } from '../shared/errors'
-import { parseAiString } from './application-identifiers'
 
 export const BARCODE_TYPES = [
   'auto',

@@ -5,13 +5,14 @@
  * - `x-schema-name`: the schema becomes `#/components/schemas/<name>`, referenced everywhere;
  *   a `Problem` response is served as `application/problem+json`.
  * - `x-media-types` on a response or body schema: the real content types (images, PDF, zip, CSV).
+ * - `x-content-type` on a JSON response schema: its media type (application/linkset+json).
  * A body declared `t.Optional` is not required. It also drops what is not OpenAPI 3.1: Elysia's `error` messages, the string branch Elysia adds
  * to numbers for coercion, and the `content` of responses that have no body (204).
  */
 
 type Json = Record<string, any>
 
-const INTERNAL = ['error', 'x-field', 'x-schema-name', 'x-media-types']
+const INTERNAL = ['error', 'x-field', 'x-schema-name', 'x-media-types', 'x-content-type']
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const PROBLEM_TYPE = 'application/problem+json'
 
@@ -82,7 +83,9 @@ function response(status: string, schema: Json, named: Map<string, Json>) {
   // t.Void(): no body
   if (status === '204' || schema.type === 'void' || schema.type === 'undefined') return { description }
   const cleaned = cleanSchema(schema, named) as Json
-  const type = cleaned.$ref === '#/components/schemas/Problem' ? PROBLEM_TYPE : 'application/json'
+  const type =
+    (schema['x-content-type'] as string | undefined) ??
+    (cleaned.$ref === '#/components/schemas/Problem' ? PROBLEM_TYPE : 'application/json')
   return { description, content: { [type]: { schema: cleaned } } }
 }
 

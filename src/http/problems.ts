@@ -5,6 +5,7 @@ import { fieldErrors } from './validation'
 
 const TITLES: Record<ErrorCode, string> = {
   malformed_json: 'Malformed JSON',
+  invalid_digital_link: 'Invalid GS1 Digital Link URI',
   unauthenticated: 'Unauthenticated',
   forbidden: 'Forbidden',
   not_found: 'Not found',

@@ -11,6 +11,11 @@ export function queryOf(url: string): string {
   return q === -1 ? '' : url.slice(q)
 }
 
-/** A regex matching the request paths of a route path (`:param` one segment). */
+/** A regex matching the request paths of a route path (`:param` one segment, a final `*` the rest). */
 export const toPattern = (path: string) =>
-  new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}$`)
+  new RegExp(
+    `^${path
+      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/:[^/]+/g, '[^/]+')
+      .replace(/\*$/, '.*')}$`,
+  )

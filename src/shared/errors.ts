@@ -1,6 +1,7 @@
 /** The closed set of machine codes of contract §3, with their HTTP status. */
 export const STATUS = {
   malformed_json: 400,
+  invalid_digital_link: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,

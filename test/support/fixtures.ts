@@ -59,7 +59,8 @@ export async function tableCounts() {
     `select 'organizations' t, count(*)::int n from organizations union all select 'members', count(*)::int from members
      union all select 'api_keys', count(*)::int from api_keys union all select 'retailers', count(*)::int from retailers
      union all select 'events', count(*)::int from events union all select 'products', count(*)::int from products
-     union all select 'brands', count(*)::int from brands union all select 'candidates', count(*)::int from product_candidates`,
+     union all select 'brands', count(*)::int from brands union all select 'candidates', count(*)::int from product_candidates
+     union all select 'resolution_rules', count(*)::int from resolution_rules`,
   )
   return Object.fromEntries(rows.map((r) => [r.t, r.n]))
 }

@@ -10,6 +10,7 @@ process.env.ADMIN_TOKEN ??= 'test-admin-token-0123456789'
 process.env.NODE_ENV ??= 'test'
 // the main test server's anonymous search limit is out of the way; test/search/rate-limit.test.ts runs its own servers at 60
 process.env.SEARCH_ANONYMOUS_PER_MINUTE ??= '1000000'
+process.env.RESOLVER_ANONYMOUS_PER_MINUTE ??= '1000000'
 const dataDir = mkdtempSync(join(tmpdir(), 'gtin-catalog-test-'))
 process.env.DATA_DIR = dataDir
 

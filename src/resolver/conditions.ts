@@ -1,0 +1,132 @@
+import { parseMmdd, parseTimeOfDay } from './formats'
+import type { RuleRow } from './rules'
+
+/** A rule as the resolver evaluates it: its conditions parsed once, when the index loads it. */
+export type CompiledRule = {
+  id: string
+  organizationId: string
+  scopeType: RuleRow['scopeType']
+  /** SERIAL 5, BATCH 4, PRODUCT 3, BRAND 2, ORGANIZATION 1: higher is more specific */
+  specificity: number
+  scopeId: string
+  productId: string | null
+  orderIndex: number
+  created: number
+  startMs: number | null
+  endMs: number | null
+  annualStart: number | null
+  annualEnd: number | null
+  /** bit d set for ISO weekday d; 0 means every day */
+  days: number
+  todStart: number | null
+  todEnd: number | null
+  timezone: string
+  linkType: string
+  countries: ReadonlySet<string> | null
+  regions: ReadonlySet<string> | null
+  cities: ReadonlySet<string> | null
+  href: string
+  anchor: string
+  title: string
+  mediaType: string
+  hreflang: string[]
+}
+
+export const SPECIFICITY = { SERIAL: 5, BATCH: 4, PRODUCT: 3, BRAND: 2, ORGANIZATION: 1 } as const
+
+const setOf = (values: string[], fold: (s: string) => string) => (values.length ? new Set(values.map(fold)) : null)
+
+export function compileRule(row: RuleRow): CompiledRule {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    scopeType: row.scopeType,
+    specificity: SPECIFICITY[row.scopeType],
+    scopeId: row.scopeId,
+    productId: row.productId,
+    orderIndex: row.orderIndex,
+    created: row.created.getTime(),
+    startMs: row.absoluteStartAt?.getTime() ?? null,
+    endMs: row.absoluteEndAt?.getTime() ?? null,
+    annualStart: row.annualStartMmdd ? parseMmdd(row.annualStartMmdd) : null,
+    annualEnd: row.annualEndMmdd ? parseMmdd(row.annualEndMmdd) : null,
+    days: row.daysOfWeek.reduce((bits, d) => bits | (1 << d), 0),
+    todStart: row.timeOfDayStart ? parseTimeOfDay(row.timeOfDayStart) : null,
+    todEnd: row.timeOfDayEnd ? parseTimeOfDay(row.timeOfDayEnd) : null,
+    timezone: row.timezone,
+    linkType: row.linkType,
+    countries: setOf(row.locationCountries, (s) => s.toUpperCase()),
+    regions: setOf(row.locationRegions, (s) => s.toUpperCase()),
+    cities: setOf(row.locationCities, (s) => s.toLowerCase()),
+    href: row.customUrl,
+    anchor: row.sectionAnchor,
+    title: row.title,
+    mediaType: row.mediaType,
+    hreflang: row.hreflang,
+  }
+}
+
+/** Where the caller is: ISO 3166-1 country, ISO 3166-2 region, city name (each may be unknown). */
+export type Place = { country: string | null; region: string | null; city: string | null }
+
+/** Local calendar and clock in one time zone. */
+type LocalTime = { mmdd: number; weekday: number; minutes: number }
+
+const WEEKDAYS: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 }
+const formatters = new Map<string, Intl.DateTimeFormat>()
+const recent = new Map<string, { minute: number; local: LocalTime }>()
+
+/** The local date, ISO weekday and minute of the day at `ms` in `timezone` (DST-correct, from ICU). */
+export function localTime(ms: number, timezone: string): LocalTime {
+  const minute = Math.floor(ms / 60_000)
+  const cached = recent.get(timezone)
+  if (cached && cached.minute === minute) return cached.local
+  let format = formatters.get(timezone)
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      month: 'numeric',
+      day: 'numeric',
+      weekday: 'short',
+      hour: 'numeric',
+      minute: 'numeric',
+    })
+    formatters.set(timezone, format)
+  }
+  const parts: Record<string, string> = {}
+  for (const p of format.formatToParts(ms)) parts[p.type] = p.value
+  const local = {
+    mmdd: Number(parts.month) * 100 + Number(parts.day),
+    weekday: WEEKDAYS[parts.weekday!] ?? 0,
+    minutes: Number(parts.hour) * 60 + Number(parts.minute),
+  }
+  recent.set(timezone, { minute, local })
+  return local
+}
+
+/** Inclusive at both ends; a window whose end comes before its start wraps the new year. */
+const inAnnual = (mmdd: number, start: number, end: number) =>
+  start <= end ? mmdd >= start && mmdd <= end : mmdd >= start || mmdd <= end
+
+/** End exclusive; an end before the start wraps midnight. */
+const inDay = (minutes: number, start: number, end: number) =>
+  start < end ? minutes >= start && minutes < end : minutes >= start || minutes < end
+
+/**
+ * The first condition of `rule` that does not hold at `ms` for a caller at `place`, or null when
+ * all hold. The link type is not a condition here: the caller compares it.
+ */
+export function failedCondition(rule: CompiledRule, ms: number, place: Place): string | null {
+  if (rule.startMs !== null && ms < rule.startMs) return 'absolute_start_at'
+  if (rule.endMs !== null && ms >= rule.endMs) return 'absolute_end_at'
+  if (rule.countries && !(place.country && rule.countries.has(place.country))) return 'location_countries'
+  if (rule.regions && !(place.region && rule.regions.has(place.region))) return 'location_regions'
+  if (rule.cities && !(place.city && rule.cities.has(place.city.toLowerCase()))) return 'location_cities'
+  if (rule.annualStart === null && rule.days === 0 && rule.todStart === null) return null
+  const local = localTime(ms, rule.timezone)
+  if (rule.annualStart !== null && !inAnnual(local.mmdd, rule.annualStart, rule.annualEnd!)) return 'annual_window'
+  if (rule.days !== 0 && (rule.days & (1 << local.weekday)) === 0) return 'days_of_week'
+  if (rule.todStart !== null && !inDay(local.minutes, rule.todStart, rule.todEnd!)) return 'time_of_day'
+  return null
+}

@@ -1,0 +1,164 @@
+import { toShortId } from '../shared/ids'
+import { type CompiledRule, failedCondition, type Place } from './conditions'
+import { DEFAULT_LINK, GS1_VOC, linkTypeTitle } from './formats'
+import type { ProductRef } from './rule-index'
+
+/** A parsed GS1 Digital Link request for a GTIN (with its key qualifiers, any subset, in order). */
+export type LinkRequest = { gtin: string; cpv?: string; lot?: string; serial?: string }
+
+export type Link = { href: string; title: string; type: string; hreflang: string[] }
+export type Linkset = { linkset: [{ anchor: string } & Record<string, string | Link[]>] }
+
+export type Outcome =
+  | { kind: 'redirect'; rule: CompiledRule }
+  | { kind: 'choices'; rules: CompiledRule[]; linkType: string }
+  | { kind: 'none'; reason: string }
+
+/** Each rule that may apply, and the first of its conditions that does not hold (null: it holds). */
+export type Evaluation = { rule: CompiledRule; failed: string | null }
+
+export function evaluate(rules: CompiledRule[], ms: number, place: Place): Evaluation[] {
+  return rules.map((rule) => ({ rule, failed: failedCondition(rule, ms, place) }))
+}
+
+const applicable = (evaluations: Evaluation[]) => evaluations.filter((e) => e.failed === null).map((e) => e.rule)
+
+/** The best rule of `pool` (already in precedence order) and every other rule tied with it. */
+function best(pool: CompiledRule[]): CompiledRule[] {
+  const first = pool[0]
+  if (!first) return []
+  const tied = pool.filter((r) => r.specificity === first.specificity && r.orderIndex === first.orderIndex)
+  return tied.filter((r, i) => tied.findIndex((o) => target(o) === target(r)) === i)
+}
+
+/** The default link: the best `gs1:defaultLink` rule, or the best rule of any type when there is none. */
+function defaults(rules: CompiledRule[]): CompiledRule[] {
+  const own = rules.filter((r) => r.linkType === DEFAULT_LINK)
+  return best(own.length ? own : rules)
+}
+
+/**
+ * What a scan resolves to (GS1-Conformant Resolver 1.2, §2.6): the requested link type, or the
+ * default link; the most specific scope wins, then the lowest `order_index`; rules tied on both
+ * with different targets are a choice (300).
+ */
+export function choose(evaluations: Evaluation[], linkType: string | undefined): Outcome {
+  const rules = applicable(evaluations)
+  if (rules.length === 0) return { kind: 'none', reason: 'no rule of this product holds now and here' }
+  const picked = linkType === undefined ? defaults(rules) : best(rules.filter((r) => r.linkType === linkType))
+  if (picked.length === 0) return { kind: 'none', reason: `no link of type ${linkType} for this product` }
+  if (picked.length === 1) return { kind: 'redirect', rule: picked[0]! }
+  return {
+    kind: 'choices',
+    rules: picked,
+    linkType: linkType ?? (picked.every((r) => r.linkType === DEFAULT_LINK) ? 'gs1:defaultLinkMulti' : DEFAULT_LINK),
+  }
+}
+
+/** The rule's target with its section anchor as the fragment. */
+export function target(rule: CompiledRule): string {
+  if (!rule.anchor) return rule.href
+  const hash = rule.href.indexOf('#')
+  return `${hash === -1 ? rule.href : rule.href.slice(0, hash)}#${rule.anchor}`
+}
+
+const CONTROL_PARAMETERS = new Set(['linkType', 'explain', 'country', 'region', 'city'])
+
+/** The target with the request's query passed on (GS1 Resolver §2.12), less the resolver's own parameters. */
+export function redirectTarget(rule: CompiledRule, query: URLSearchParams): string {
+  const passed = new URLSearchParams()
+  for (const [k, v] of query) if (!CONTROL_PARAMETERS.has(k)) passed.append(k, v)
+  const own = target(rule)
+  const extra = passed.toString()
+  if (!extra) return own
+  const hash = own.indexOf('#')
+  const [base, fragment] = hash === -1 ? [own, ''] : [own.slice(0, hash), own.slice(hash)]
+  return `${base}${base.includes('?') ? '&' : '?'}${extra}${fragment}`
+}
+
+const link = (rule: CompiledRule): Link => ({
+  href: target(rule),
+  title: rule.title || linkTypeTitle(rule.linkType),
+  type: rule.mediaType,
+  hreflang: rule.hreflang.length ? rule.hreflang : ['en'],
+})
+
+const relation = (linkType: string) => `${GS1_VOC}${linkType.replace(/^gs1:/, '')}`
+
+/** The request's canonical Digital Link URI on this resolver: the linkset's anchor. */
+export function anchorOf(origin: string, request: LinkRequest): string {
+  const enc = encodeURIComponent
+  return `${origin}/01/${request.gtin}${request.cpv !== undefined ? `/22/${enc(request.cpv)}` : ''}${request.lot !== undefined ? `/10/${enc(request.lot)}` : ''}${request.serial !== undefined ? `/21/${enc(request.serial)}` : ''}`
+}
+
+/**
+ * The RFC 9264 linkset of every link that holds now: for each link type, the rules of the most
+ * specific scope that offers it, and exactly one `gs1:defaultLink`.
+ */
+export function linksetOf(anchor: string, evaluations: Evaluation[]): Linkset | null {
+  const rules = applicable(evaluations)
+  if (rules.length === 0) return null
+  const set: { anchor: string } & Record<string, string | Link[]> = { anchor }
+  set[relation(DEFAULT_LINK)] = [link(defaults(rules)[0]!)]
+  const typed = new Map<string, CompiledRule[]>()
+  for (const rule of rules) {
+    if (rule.linkType === DEFAULT_LINK) continue
+    const list = typed.get(rule.linkType)
+    if (!list) typed.set(rule.linkType, [rule])
+    else if (list[0]!.specificity === rule.specificity) list.push(rule)
+  }
+  for (const type of [...typed.keys()].sort()) {
+    const links = typed.get(type)!.map(link)
+    set[relation(type)] = links.filter((l, i) => links.findIndex((o) => o.href === l.href) === i)
+  }
+  return { linkset: [set] }
+}
+
+/** A linkset of the tied choices of a 300 answer, under their link type. */
+export function choicesOf(anchor: string, rules: CompiledRule[], linkType: string): Linkset {
+  return { linkset: [{ anchor, [relation(linkType)]: rules.map(link) }] }
+}
+
+/** `?explain=1`: which rules were considered, which condition failed, and what was chosen. */
+export function explanation(
+  request: LinkRequest,
+  product: ProductRef,
+  linkType: string | undefined,
+  at: Date,
+  place: Place,
+  evaluations: Evaluation[],
+  outcome: Outcome,
+) {
+  const chosen = outcome.kind === 'redirect' ? [outcome.rule] : outcome.kind === 'choices' ? outcome.rules : []
+  return {
+    request: {
+      gtin: request.gtin,
+      cpv: request.cpv ?? null,
+      lot: request.lot ?? null,
+      serial: request.serial ?? null,
+      link_type: linkType ?? null,
+      at: at.toISOString(),
+      place,
+    },
+    product_id: toShortId(product.id),
+    outcome:
+      outcome.kind === 'none'
+        ? { status: 404, reason: outcome.reason }
+        : { status: outcome.kind === 'redirect' ? 307 : 300 },
+    chosen: chosen.map((r) => ({
+      rule_id: toShortId(r.id),
+      scope_type: r.scopeType,
+      order_index: r.orderIndex,
+      link_type: r.linkType,
+      target: target(r),
+    })),
+    considered: evaluations.map(({ rule, failed }) => ({
+      rule_id: toShortId(rule.id),
+      scope_type: rule.scopeType,
+      order_index: rule.orderIndex,
+      link_type: rule.linkType,
+      holds: failed === null,
+      failed_condition: failed,
+    })),
+  }
+}

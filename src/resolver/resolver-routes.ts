@@ -1,0 +1,257 @@
+import { createHash } from 'node:crypto'
+import { Elysia, t } from 'elysia'
+import { config } from '../config'
+import { auth } from '../http/auth'
+import { clientAddress, limitKey } from '../http/client-ip'
+import { Problem } from '../http/openapi'
+import { consume, rateLimitHeaders } from '../http/rate-limit'
+import { pathOf } from '../http/url'
+import { AppError } from '../shared/errors'
+import type { Place } from './conditions'
+import { parseDigitalLinkPath } from './digital-link'
+import { GS1_VOC, LINK_TYPES } from './formats'
+import { anchorOf, choicesOf, choose, evaluate, explanation, linksetOf, redirectTarget } from './resolve'
+import { ruleIndex } from './rule-index'
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'Link, Location, ETag',
+}
+const PREFLIGHT = {
+  'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+  'access-control-allow-headers': 'Accept, Accept-Language, If-None-Match, X-API-Key',
+  'access-control-max-age': '86400',
+  allow: 'GET, HEAD, OPTIONS',
+}
+const LINKSET_TYPE = 'application/linkset+json'
+const ANONYMOUS = {
+  name: 'resolve-anonymous',
+  points: config.RESOLVER_ANONYMOUS_PER_MINUTE,
+  seconds: 60,
+  what: 'anonymous resolutions',
+}
+
+/** The caller's place: the `country`/`region`/`city` query override, else the configured proxy headers. */
+function placeOf(query: URLSearchParams, headers: Headers): Place {
+  const country = (query.get('country') ?? headers.get(config.GEO_COUNTRY_HEADER) ?? '').toUpperCase() || null
+  let region = (query.get('region') ?? headers.get(config.GEO_REGION_HEADER) ?? '').toUpperCase() || null
+  // CDNs send the subdivision part alone (CA); rules name it in full (US-CA)
+  if (region && !region.includes('-') && country) region = `${country}-${region}`
+  const city = query.get('city') ?? headers.get(config.GEO_CITY_HEADER) ?? null
+  return { country, region, city: city || null }
+}
+
+const wantsLinkset = (linkType: string | null, accept: string | null) =>
+  linkType === 'linkset' || linkType === 'all' || (accept ?? '').toLowerCase().includes(LINKSET_TYPE)
+
+function jsonResponse(status: number, body: unknown, type: string, headers: Record<string, string> = {}) {
+  return new Response(JSON.stringify(body), { status, headers: { ...CORS, 'content-type': type, ...headers } })
+}
+
+/** Every answer of the resolver, errors included, is readable cross-origin. */
+async function resolveScan(request: Request, requestIp: string | undefined, caller: unknown): Promise<Response> {
+  try {
+    return await answer(request, requestIp, caller)
+  } catch (error) {
+    if (error instanceof AppError)
+      throw new AppError(error.code, error.message, error.errors, { ...CORS, ...error.headers })
+    throw error
+  }
+}
+
+async function answer(request: Request, requestIp: string | undefined, caller: unknown): Promise<Response> {
+  const url = new URL(request.url)
+  const headers = request.headers
+  let limitHeaders: Record<string, string> = {}
+  if (!caller) {
+    const address = clientAddress(requestIp, headers.get('x-forwarded-for') ?? undefined)
+    const state = await consume(ANONYMOUS, address ? limitKey(address) : 'unknown')
+    if (state) limitHeaders = rateLimitHeaders(state)
+  }
+  const scan = parseDigitalLinkPath(pathOf(request.url))
+  const linkTypeParam = url.searchParams.get('linkType')
+  const linkset = wantsLinkset(linkTypeParam, headers.get('accept'))
+  if (linkTypeParam !== null && !linkset && !LINK_TYPES.has(linkTypeParam))
+    throw new AppError(
+      'invalid_digital_link',
+      `linkType ${linkTypeParam} is not a GS1 Web Vocabulary link type (gs1:pip, …) or linkset`,
+    )
+  await ruleIndex.ready()
+  const product = await ruleIndex.product(scan.gtin)
+  if (!product) throw new AppError('not_found', `no product with GTIN ${scan.gtin}`)
+  const now = new Date()
+  const place = placeOf(url.searchParams, headers)
+  const evaluations = evaluate(ruleIndex.rulesFor(product, scan.lot, scan.serial), now.getTime(), place)
+  const anchor = anchorOf(url.origin, scan)
+  const linkType = linkset || linkTypeParam === null ? undefined : linkTypeParam
+  const outcome = choose(evaluations, linkType)
+  const common = { ...limitHeaders, vary: 'Accept', 'cache-control': 'no-cache' }
+
+  if (url.searchParams.has('explain'))
+    return jsonResponse(
+      200,
+      explanation(scan, product, linkType, now, place, evaluations, outcome),
+      'application/json',
+      common,
+    )
+  if (linkset) {
+    const body = linksetOf(anchor, evaluations)
+    if (!body) throw new AppError('not_found', 'no link of this product holds now and here')
+    const text = JSON.stringify(body)
+    const etag = `"${createHash('sha1').update(text).digest('base64url')}"`
+    const cached = (headers.get('if-none-match') ?? '')
+      .split(',')
+      .some((tag) => tag.trim().replace(/^W\//, '') === etag)
+    if (cached) return new Response(null, { status: 304, headers: { ...CORS, ...common, etag } })
+    return new Response(text, { status: 200, headers: { ...CORS, ...common, 'content-type': LINKSET_TYPE, etag } })
+  }
+  if (outcome.kind === 'none') throw new AppError('not_found', outcome.reason)
+  if (outcome.kind === 'choices')
+    return jsonResponse(300, choicesOf(anchor, outcome.rules, outcome.linkType), LINKSET_TYPE, common)
+  return new Response(null, {
+    status: 307,
+    headers: {
+      ...CORS,
+      ...common,
+      location: redirectTarget(outcome.rule, url.searchParams),
+      link: `<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`,
+    },
+  })
+}
+
+const PATHS = [
+  '',
+  '/22/:cpv',
+  '/10/:lot',
+  '/21/:serial',
+  '/22/:cpv/10/:lot',
+  '/22/:cpv/21/:serial',
+  '/10/:lot/21/:serial',
+  '/22/:cpv/10/:lot/21/:serial',
+]
+
+const Linkset = t.Object(
+  {
+    linkset: t.Array(
+      t.Object(
+        { anchor: t.String({ description: 'the Digital Link URI resolved' }) },
+        {
+          additionalProperties: t.Array(
+            t.Object({
+              href: t.String(),
+              title: t.String(),
+              type: t.String({ description: 'media type of the target' }),
+              hreflang: t.Array(t.String()),
+            }),
+          ),
+          description: `one member per link type, keyed by its URI in the GS1 vocabulary (${GS1_VOC}pip, …)`,
+        },
+      ),
+    ),
+  },
+  { description: 'RFC 9264 linkset', 'x-content-type': LINKSET_TYPE },
+)
+
+const ResolveQuery = t.Object({
+  linkType: t.Optional(
+    t.String({
+      description:
+        'a GS1 link type (gs1:pip, gs1:allergenInfo, …) to be sent to, or `linkset` (also the deprecated `all`) for every link as a linkset',
+    }),
+  ),
+  explain: t.Optional(
+    t.String({ description: 'present: say which scope, rule and condition chose the link, as JSON' }),
+  ),
+  country: t.Optional(
+    t.String({
+      description: `the caller's ISO 3166-1 country (testing); else the ${config.GEO_COUNTRY_HEADER} header`,
+    }),
+  ),
+  region: t.Optional(
+    t.String({ description: `the caller's ISO 3166-2 region (US-CA); else the ${config.GEO_REGION_HEADER} header` }),
+  ),
+  city: t.Optional(t.String({ description: `the caller's city; else the ${config.GEO_CITY_HEADER} header` })),
+})
+
+const DESCRIPTION = [
+  'GS1-Conformant Resolver (1.2). Public; with no API key at most RESOLVER_ANONYMOUS_PER_MINUTE requests a minute per address, as search.',
+  'The GTIN may be written with 8, 12, 13 or 14 digits; key qualifiers follow in the standard order. A malformed URI (check digit, qualifier order, a value outside its AI format) is 400 `invalid_digital_link`; an unknown GTIN is 404. A lot or serial that no rule names resolves as the product (the standard walks up, not 404).',
+  "Choice: the applicable rules (enabled, every condition holding now: absolute window, annual window, days of week and time of day in the rule's time zone, the caller's place) of the most specific scope win (SERIAL > BATCH > PRODUCT > BRAND > ORGANIZATION), then the lowest order_index. With `linkType`, only rules of that type count (none: 404). Without it the default link is taken: the best `gs1:defaultLink` rule, else the best rule of any type. Rules tied on scope and order with different targets answer 300 with a linkset of the choices.",
+  '307 to the target, with the request\'s query passed on (less linkType, explain, country, region, city), the rule\'s section_anchor as fragment, and `Link: <…?linkType=linkset>; rel="linkset"`. `linkType=linkset` (or `all`), or `Accept: application/linkset+json`, answers 200 with the RFC 9264 linkset instead: per link type the links of the most specific scope offering it, and exactly one gs1:defaultLink; it carries an ETag and answers 304 to If-None-Match. CORS is open for GET, HEAD and OPTIONS.',
+].join('\n\n')
+
+const scanRoutes = new Elysia({ name: 'digital-link-paths' }).use(auth)
+for (const tail of PATHS)
+  scanRoutes.get(
+    `/01/:gtin${tail}`,
+    ({ request, server, caller }) => resolveScan(request, server?.requestIP(request)?.address, caller),
+    {
+      optionalAuth: true,
+      query: ResolveQuery,
+      response: {
+        200: Linkset,
+        300: t.Object(Linkset.properties, {
+          description: 'equally good choices, as a linkset',
+          'x-content-type': LINKSET_TYPE,
+        }),
+        304: t.Void({ description: 'the linkset has not changed (If-None-Match)' }),
+        307: t.Void({ description: 'redirect: Location is the chosen target' }),
+        400: Problem,
+        401: Problem,
+        404: Problem,
+        422: Problem,
+        429: Problem,
+      },
+      detail: {
+        tags: ['Resolver'],
+        summary:
+          tail === ''
+            ? 'Resolve a GTIN (GS1 Digital Link)'
+            : `Resolve a GTIN with ${tail.replace(/\/:?/g, ' ').trim()}`,
+        description: DESCRIPTION,
+      },
+    },
+  )
+
+/** Public GS1 Digital Link resolving (contract §2) and the resolver's description file. */
+export const resolverRoutes = new Elysia({ name: 'digital-link' })
+  .use(scanRoutes)
+  // any other path under /01/ is a malformed Digital Link URI (400), not an unknown route
+  .get('/01/*', ({ request, server, caller }) => resolveScan(request, server?.requestIP(request)?.address, caller), {
+    optionalAuth: true,
+    detail: { hide: true },
+  })
+  .options('/01/*', () => new Response(null, { status: 204, headers: { ...CORS, ...PREFLIGHT } }), {
+    detail: { hide: true },
+  })
+  .get(
+    '/.well-known/gs1resolver',
+    ({ request }) => ({
+      name: 'GTIN catalog resolver',
+      resolverRoot: new URL(request.url).origin,
+      supportedPrimaryKeys: ['01'],
+      supportedLinkType: [{ namespace: GS1_VOC, prefix: 'gs1:' }],
+      linkTypeDefaultCanBeLinkset: false,
+      supportedContextValuesExternal: [
+        { nameOfList: 'ISO 3166-1 alpha-2 and ISO 3166-2', url: 'https://www.iso.org/iso-3166-country-codes.html' },
+      ],
+    }),
+    {
+      response: {
+        200: t.Object({
+          name: t.String(),
+          resolverRoot: t.String(),
+          supportedPrimaryKeys: t.Array(t.String()),
+          supportedLinkType: t.Array(t.Object({ namespace: t.String(), prefix: t.String() })),
+          linkTypeDefaultCanBeLinkset: t.Boolean(),
+          supportedContextValuesExternal: t.Array(t.Object({ nameOfList: t.String(), url: t.String() })),
+        }),
+      },
+      detail: {
+        tags: ['Resolver'],
+        summary: 'Describe the resolver (GS1 resolver description file)',
+        description:
+          'The GS1-Conformant Resolver description: root, primary keys (01), link type namespace, whether linkset is the default.',
+      },
+    },
+  )

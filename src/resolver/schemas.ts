@@ -1,0 +1,176 @@
+import { Type } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { SCOPE_TYPES } from '../db/schema/resolver'
+import { Id, IdInput, ShortId } from '../shared/ids'
+import { MetadataIn, MetadataOut } from '../shared/metadata'
+import { PageQuery } from '../shared/pagination'
+import { Chars, Enum } from '../shared/schema-types'
+
+const Scope = Enum(SCOPE_TYPES, {
+  description:
+    'ORGANIZATION (every product the organization holds), BRAND (its products of one brand), PRODUCT, BATCH (one lot of a product) or SERIAL (one serialised item)',
+})
+
+const DateTime = t.String({ format: 'date-time' })
+const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
+
+const MMDD = t.String({
+  pattern: '^[0-9]{2}-[0-9]{2}$',
+  error: 'must be MM-DD',
+  description: 'MM-DD; the window may wrap the new year (12-20 to 01-05)',
+})
+const HHMM = t.String({
+  pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+  error: 'must be HH:MM (24-hour)',
+  description: 'HH:MM, 24-hour, in `timezone`; the end is exclusive and may be before the start (wraps midnight)',
+})
+
+/** Every field of the spec's "Resolution rule" table, plus the link's title, media type and languages. */
+export const Rule = t.Object(
+  {
+    id: ShortId,
+    organization_id: ShortId,
+    scope_type: Scope,
+    scope_id: t.String({
+      description:
+        'ORGANIZATION: the organization id; BRAND: the brand id; PRODUCT: the product id; BATCH: the lot (AI 10); SERIAL: the serial number (AI 21)',
+    }),
+    product_id: t.Union([ShortId, t.Null()], { description: 'the product of a PRODUCT, BATCH or SERIAL rule' }),
+    order_index: Type.Integer({ description: 'lower first among rules of the same scope' }),
+    enabled: t.Boolean(),
+    created: DateTime,
+    modified: DateTime,
+    metadata: MetadataOut,
+    absolute_start_at: t.Union([DateTime, t.Null()]),
+    absolute_end_at: t.Union([DateTime, t.Null()]),
+    annual_start_mmdd: t.Union([t.String(), t.Null()]),
+    annual_end_mmdd: t.Union([t.String(), t.Null()]),
+    days_of_week: t.Array(Type.Integer({ minimum: 1, maximum: 7 })),
+    time_of_day_start: t.Union([t.String(), t.Null()]),
+    time_of_day_end: t.Union([t.String(), t.Null()]),
+    timezone: t.String(),
+    link_type: t.String(),
+    location_countries: t.Array(t.String()),
+    location_regions: t.Array(t.String()),
+    location_cities: t.Array(t.String()),
+    custom_url: t.String(),
+    section_anchor: t.String(),
+    title: t.String({ description: "the link's title in linksets; empty means the link type's title" }),
+    media_type: t.String({ description: 'media type of the target, for linksets' }),
+    hreflang: t.Array(t.String(), { description: 'languages of the target (BCP 47), for linksets' }),
+  },
+  { 'x-schema-name': 'ResolutionRule' },
+)
+
+const fields = {
+  scope_id: t.Optional(
+    Chars(64, {
+      minLength: 1,
+      description:
+        'BRAND: the brand id (required); BATCH/SERIAL: the lot or serial value (required, GS1 AI 10/21 format); ORGANIZATION and PRODUCT: may be omitted (filled in)',
+    }),
+  ),
+  product_id: t.Optional(t.Union([IdInput, t.Null()], { description: 'required for PRODUCT, BATCH and SERIAL' })),
+  order_index: t.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'default 0' })),
+  enabled: t.Optional(t.Boolean({ description: 'default true' })),
+  metadata: t.Optional(MetadataIn),
+  absolute_start_at: t.Optional(Nullable(t.String({ format: 'date-time', error: 'must be an ISO 8601 date-time' }))),
+  absolute_end_at: t.Optional(
+    Nullable(t.String({ format: 'date-time', error: 'must be an ISO 8601 date-time after absolute_start_at' })),
+  ),
+  annual_start_mmdd: t.Optional(Nullable(MMDD)),
+  annual_end_mmdd: t.Optional(Nullable(MMDD)),
+  days_of_week: t.Optional(
+    t.Array(Type.Integer({ minimum: 1, maximum: 7 }), {
+      maxItems: 7,
+      uniqueItems: true,
+      description: 'ISO weekdays, 1 (Monday) to 7 (Sunday), in `timezone`; empty means every day',
+    }),
+  ),
+  time_of_day_start: t.Optional(Nullable(HHMM)),
+  time_of_day_end: t.Optional(Nullable(HHMM)),
+  timezone: t.Optional(Chars(64, { minLength: 1, description: 'IANA time zone name; default UTC' })),
+  link_type: t.Optional(
+    Chars(100, {
+      minLength: 1,
+      description:
+        'a GS1 Web Vocabulary link type in CURIE form (gs1:pip, gs1:recallStatus, …); default gs1:defaultLink',
+    }),
+  ),
+  location_countries: t.Optional(
+    t.Array(Chars(2, { minLength: 2 }), {
+      maxItems: 250,
+      uniqueItems: true,
+      description: 'ISO 3166-1 alpha-2 codes; the caller must be in one',
+    }),
+  ),
+  location_regions: t.Optional(
+    t.Array(Chars(6, { minLength: 4 }), {
+      maxItems: 500,
+      uniqueItems: true,
+      description: 'ISO 3166-2 codes (US-CA); the caller must be in one',
+    }),
+  ),
+  location_cities: t.Optional(
+    t.Array(Chars(100, { minLength: 1 }), {
+      maxItems: 500,
+      uniqueItems: true,
+      description: 'city names, compared case-insensitively; the caller must be in one',
+    }),
+  ),
+  section_anchor: t.Optional(
+    Chars(255, {
+      pattern: '^[^\\s#]*$',
+      error: 'must be a fragment without # or spaces',
+      description: 'appended to the target as its #fragment',
+    }),
+  ),
+  title: t.Optional(Chars(255)),
+  media_type: t.Optional(
+    Chars(100, {
+      pattern: '^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+$',
+      error: 'must be a media type such as text/html',
+      description: 'default text/html',
+    }),
+  ),
+  hreflang: t.Optional(
+    t.Array(
+      Chars(35, {
+        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+        error: 'must be a BCP 47 language tag such as en or fr-CA',
+      }),
+      { maxItems: 20, uniqueItems: true, description: 'default ["en"]' },
+    ),
+  ),
+}
+
+const CustomUrl = Chars(2048, {
+  minLength: 1,
+  description: 'absolute http(s) URL the link resolves to (query and fragment allowed)',
+})
+
+export const RuleCreate = t.Object(
+  { scope_type: Scope, custom_url: CustomUrl, ...fields },
+  { additionalProperties: false },
+)
+export const RulePatch = t.Object(
+  { scope_type: t.Optional(Scope), custom_url: t.Optional(CustomUrl), ...fields },
+  { additionalProperties: false },
+)
+export type RuleInput = typeof RulePatch.static
+
+export const RuleQuery = t.Composite([
+  PageQuery,
+  t.Object({
+    scope_type: t.Optional(Scope),
+    enabled: t.Optional(
+      t.Union([t.Literal('true'), t.Literal('false')], {
+        error: 'must be true or false',
+        description: 'true: only enabled rules; false: only disabled ones; omitted: both',
+      }),
+    ),
+  }),
+])
+
+export const RulesParams = t.Object({ organization_id: Id('organization_id') })
+export const RuleParams = t.Object({ organization_id: Id('organization_id'), rule_id: Id('rule_id') })
