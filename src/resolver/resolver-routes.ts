@@ -152,26 +152,29 @@ const Linkset = t.Object(
   { description: 'RFC 9264 linkset', 'x-content-type': LINKSET_TYPE },
 )
 
-const ResolveQuery = t.Object({
-  linkType: t.Optional(
-    t.String({
-      description:
-        'a GS1 link type (gs1:pip, gs1:allergenInfo, …) to be sent to, or `linkset` (also the deprecated `all`) for every link as a linkset',
-    }),
-  ),
-  explain: t.Optional(
-    t.String({ description: 'present: say which scope, rule and condition chose the link, as JSON' }),
-  ),
-  country: t.Optional(
-    t.String({
-      description: `the caller's ISO 3166-1 country (testing); else the ${config.GEO_COUNTRY_HEADER} header`,
-    }),
-  ),
-  region: t.Optional(
-    t.String({ description: `the caller's ISO 3166-2 region (US-CA); else the ${config.GEO_REGION_HEADER} header` }),
-  ),
-  city: t.Optional(t.String({ description: `the caller's city; else the ${config.GEO_CITY_HEADER} header` })),
-})
+const ResolveQuery = t.Object(
+  {
+    linkType: t.Optional(
+      t.String({
+        description:
+          'a GS1 link type (gs1:pip, gs1:allergenInfo, …) to be sent to, or `linkset` (also the deprecated `all`) for every link as a linkset',
+      }),
+    ),
+    explain: t.Optional(
+      t.String({ description: 'present: say which scope, rule and condition chose the link, as JSON' }),
+    ),
+    country: t.Optional(
+      t.String({
+        description: `the caller's ISO 3166-1 country (testing); else the ${config.GEO_COUNTRY_HEADER} header`,
+      }),
+    ),
+    region: t.Optional(
+      t.String({ description: `the caller's ISO 3166-2 region (US-CA); else the ${config.GEO_REGION_HEADER} header` }),
+    ),
+    city: t.Optional(t.String({ description: `the caller's city; else the ${config.GEO_CITY_HEADER} header` })),
+  },
+  { additionalProperties: true, description: 'any other parameter is passed on to the target' },
+)
 
 const DESCRIPTION = [
   'GS1-Conformant Resolver (1.2). Public; with no API key at most RESOLVER_ANONYMOUS_PER_MINUTE requests a minute per address, as search.',
