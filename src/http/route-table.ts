@@ -60,6 +60,11 @@ function describe(route: Route): RouteInfo {
   }
 }
 
+const firstSegment = (path: string) => {
+  const end = path.indexOf('/', 1)
+  return end === -1 ? path : path.slice(0, end)
+}
+
 /**
  * The app's routes as the edge sees them, read once on first use: which route a request is for
  * (to answer 401, 413, 415 or 422 before its body is read) and which methods a path has (405).
@@ -68,6 +73,8 @@ export class RouteTable {
   #routes: RouteInfo[] | null = null
   constructor(private readonly source: () => Route[]) {}
 
+  #bySegment: Map<string, RouteInfo[]> | null = null
+
   get routes(): RouteInfo[] {
     this.#routes ??= this.source()
       .filter((r) => r.method !== 'ALL')
@@ -75,12 +82,34 @@ export class RouteTable {
     return this.#routes
   }
 
+  /** The routes a path may be for, by its first segment (a route starting with a parameter may be for any). */
+  #candidates(path: string): RouteInfo[] {
+    if (!this.#bySegment) {
+      const bySegment = new Map<string, RouteInfo[]>()
+      const open = this.routes.filter((r) => /^\/[:*]/.test(r.path))
+      for (const r of this.routes) {
+        const segment = firstSegment(r.path)
+        if (!bySegment.has(segment)) bySegment.set(segment, [...open])
+        if (!open.includes(r)) bySegment.get(segment)!.push(r)
+      }
+      bySegment.set('', open)
+      this.#bySegment = bySegment
+    }
+    return this.#bySegment.get(firstSegment(path)) ?? this.#bySegment.get('')!
+  }
+
   match(method: string, path: string): RouteInfo | null {
     const lookup = method === 'HEAD' ? 'GET' : method
-    return this.routes.find((r) => r.method === lookup && r.pattern.test(path)) ?? null
+    return this.#candidates(path).find((r) => r.method === lookup && r.pattern.test(path)) ?? null
   }
 
   methodsFor(path: string): string[] {
-    return [...new Set(this.routes.filter((r) => r.pattern.test(path)).map((r) => r.method))]
+    return [
+      ...new Set(
+        this.#candidates(path)
+          .filter((r) => r.pattern.test(path))
+          .map((r) => r.method),
+      ),
+    ]
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Elysia, t } from 'elysia'
+import { authenticate } from '../accounts/api-keys'
 import { config } from '../config'
 import { auth } from '../http/auth'
 import { clientAddress, limitKey } from '../http/client-ip'
@@ -49,7 +50,7 @@ function jsonResponse(status: number, body: unknown, type: string, headers: Reco
 }
 
 /** Every answer of the resolver, errors included, is readable cross-origin. */
-async function resolveScan(request: Request, requestIp: string | undefined, caller: unknown): Promise<Response> {
+async function resolveScan(request: Request, requestIp: () => string | undefined, caller: unknown): Promise<Response> {
   try {
     return await answer(request, requestIp, caller)
   } catch (error) {
@@ -59,12 +60,12 @@ async function resolveScan(request: Request, requestIp: string | undefined, call
   }
 }
 
-async function answer(request: Request, requestIp: string | undefined, caller: unknown): Promise<Response> {
+async function answer(request: Request, requestIp: () => string | undefined, caller: unknown): Promise<Response> {
   const url = new URL(request.url)
   const headers = request.headers
   let limitHeaders: Record<string, string> = {}
   if (!caller) {
-    const address = clientAddress(requestIp, headers.get('x-forwarded-for') ?? undefined)
+    const address = clientAddress(requestIp(), headers.get('x-forwarded-for') ?? undefined)
     const state = await consume(ANONYMOUS, address ? limitKey(address) : 'unknown')
     if (state) limitHeaders = rateLimitHeaders(state)
   }
@@ -187,7 +188,7 @@ const scanRoutes = new Elysia({ name: 'digital-link-paths' }).use(auth)
 for (const tail of PATHS)
   scanRoutes.get(
     `/01/:gtin${tail}`,
-    ({ request, server, caller }) => resolveScan(request, server?.requestIP(request)?.address, caller),
+    ({ request, server, caller }) => resolveScan(request, () => server?.requestIP(request)?.address, caller),
     {
       optionalAuth: true,
       query: ResolveQuery,
@@ -216,14 +217,39 @@ for (const tail of PATHS)
     },
   )
 
+const SCAN = /^\/01\/[^?]*[^/?]$/
+
+/**
+ * Scans are the service's hottest path (every QR code on every pack), so they are answered as soon
+ * as the shared request checks (request id, edge) have passed, before Elysia's routing, context
+ * and schema work: measured, that per-request machinery cost more than the resolution itself
+ * (scripts/bench/resolve.ts). The routes above declare the same answers for the OpenAPI document
+ * and serve any request that reaches them. A path with a trailing slash goes on to its 308.
+ */
+const fastPath = new Elysia({ name: 'digital-link-fast-path' }).onRequest(async ({ request, server }) => {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return
+  const path = pathOf(request.url)
+  if (!SCAN.test(path)) return
+  const key = request.headers.get('x-api-key') ?? undefined
+  const caller = await authenticate(key)
+  if (key !== undefined && !caller)
+    throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header', undefined, CORS)
+  return resolveScan(request, () => server?.requestIP(request)?.address, caller)
+})
+
 /** Public GS1 Digital Link resolving (contract §2) and the resolver's description file. */
 export const resolverRoutes = new Elysia({ name: 'digital-link' })
+  .use(fastPath)
   .use(scanRoutes)
   // any other path under /01/ is a malformed Digital Link URI (400), not an unknown route
-  .get('/01/*', ({ request, server, caller }) => resolveScan(request, server?.requestIP(request)?.address, caller), {
-    optionalAuth: true,
-    detail: { hide: true },
-  })
+  .get(
+    '/01/*',
+    ({ request, server, caller }) => resolveScan(request, () => server?.requestIP(request)?.address, caller),
+    {
+      optionalAuth: true,
+      detail: { hide: true },
+    },
+  )
   .options('/01/*', () => new Response(null, { status: 204, headers: { ...CORS, ...PREFLIGHT } }), {
     detail: { hide: true },
   })

@@ -164,13 +164,19 @@ class RuleIndex {
    */
   rulesFor(product: ProductRef, lot?: string, serial?: string): CompiledRule[] {
     const own = this.#byProduct.get(product.id)
-    return [
-      ...((serial !== undefined && own?.serial.get(serial)) || []),
-      ...((lot !== undefined && own?.batch.get(lot)) || []),
-      ...(own?.product ?? []),
-      ...((product.brandId && this.#byBrand.get(product.brandId)) || []),
-      ...((product.ownerId && this.#byOrg.get(product.ownerId)) || []),
-    ].filter((rule) => rule.organizationId === product.ownerId || rule.scopeType === 'BRAND')
+    const out: CompiledRule[] = []
+    // rules of a product are its holder's: another organization's stay out when it changes hands
+    const add = (list: CompiledRule[] | undefined) => {
+      if (list) for (const rule of list) if (rule.organizationId === product.ownerId) out.push(rule)
+    }
+    if (own) {
+      if (serial !== undefined) add(own.serial.get(serial))
+      if (lot !== undefined) add(own.batch.get(lot))
+      add(own.product)
+    }
+    if (product.brandId) for (const rule of this.#byBrand.get(product.brandId) ?? []) out.push(rule)
+    if (product.ownerId) add(this.#byOrg.get(product.ownerId))
+    return out
   }
 
   get size() {

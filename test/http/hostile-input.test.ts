@@ -47,8 +47,17 @@ const endpoint = (
 ).json.id
 const delivery = (await post(`/webhooks/api/v1/endpoints/${endpoint}/test/`, {}, org.key)).json.id
 
+const rule = (
+  await post(
+    `/resolver/api/v1/organizations/${org.id}/resolution-rules`,
+    { scope_type: 'ORGANIZATION', custom_url: 'https://h.example/' },
+    org.key,
+  )
+).json.id
+
 const pathValues: Record<string, string> = {
   organization_id: org.id,
+  rule_id: rule,
   gtin,
   member_id: member,
   key_id: keyId,
@@ -84,6 +93,15 @@ const BASE: Record<string, unknown> = {
   'post /webhooks/api/v1/endpoints/{endpoint_id}/test/': {},
   'post /webhooks/api/v1/endpoints/{endpoint_id}/recover/': { since: '2026-01-01T00:00:00Z' },
   'post /webhooks/api/v1/deliveries/{delivery_id}/retry/': {},
+  'post /resolver/api/v1/organizations/{organization_id}/resolution-rules': {
+    scope_type: 'ORGANIZATION',
+    custom_url: 'https://h.example/',
+    title: 't',
+  },
+  'patch /resolver/api/v1/organizations/{organization_id}/resolution-rules/{rule_id}': {
+    custom_url: 'https://h.example/',
+    title: 'Hostile',
+  },
   // the feed folder of the test server is empty: even the base body starts no run
   'post /feeds/api/v1/runs': { source: 'off', path: 'missing.jsonl', format: 'off_jsonl' },
 }
@@ -125,7 +143,16 @@ function cases(): Case[] {
             path: fill(template, { [p.name]: 'a%00b' }),
             expect: 422,
           })
-          if (p.name !== 'gtin' && p.name !== 'file')
+          // GS1 Digital Link key qualifiers: a value outside the AI's format is a malformed URI (400)
+          if (['cpv', 'lot', 'serial'].includes(p.name))
+            for (const bad of ['L'.repeat(21), 'two%20words', '%C3%A9t%C3%A9'])
+              out.push({
+                label: `${where}: ${p.name} ${bad}`,
+                method,
+                path: fill(template, { [p.name]: bad }),
+                expect: 400,
+              })
+          else if (p.name !== 'gtin' && p.name !== 'file')
             for (const bad of ['z'.repeat(22), `${'M'.repeat(22)}EXTRA`, `xx-6ca4f0f8-2508-4bac-b8f1-5d1e3da2247a`])
               out.push({
                 label: `${where}: id ${bad}`,
