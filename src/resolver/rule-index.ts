@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { listener } from '../db/listener'
 import { prepared } from '../db/prepared'
@@ -82,6 +82,7 @@ class RuleIndex {
         this.#byId.clear()
         for (const row of rows) this.#add(compileRule(row))
         this.#sortAll()
+        await this.#preloadProducts()
         this.#loadedAt = startedAt
       } finally {
         this.#loading = null
@@ -144,6 +145,26 @@ class RuleIndex {
       for (const list of entry.batch.values()) list.sort(byOrder)
       for (const list of entry.serial.values()) list.sort(byOrder)
     }
+  }
+
+  /** The products that rules name, so that their first scans need no query either. */
+  async #preloadProducts() {
+    if (!this.#listening) return
+    const rows = await db
+      .select({ id: products.id, gtin: products.gtin, ownerId: products.ownerId, brandId: products.brandId })
+      .from(products)
+      .where(
+        inArray(
+          products.id,
+          db
+            .selectDistinct({ id: resolutionRules.productId })
+            .from(resolutionRules)
+            .where(and(eq(resolutionRules.enabled, true), isNotNull(resolutionRules.productId))),
+        ),
+      )
+      .limit(MAX_PRODUCTS)
+    this.#products.clear()
+    for (const row of rows) this.#products.set(row.gtin, row)
   }
 
   /** The catalog's product of a GTIN-14, or null; kept while change messages can be heard. */
