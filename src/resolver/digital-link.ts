@@ -1,9 +1,9 @@
 import { readGtin } from '../catalog/gtin'
 import { aiValueProblem, digitalLinkQualifiers } from '../shared/application-identifiers'
 import { AppError } from '../shared/errors'
-import type { LinkRequest } from './resolve'
+import { KEY_QUALIFIERS, type LinkRequest } from './resolve'
 
-const QUALIFIER_FIELDS: Record<string, keyof LinkRequest> = { '22': 'cpv', '10': 'lot', '21': 'serial' }
+const QUALIFIER_FIELDS = new Map<string, 'cpv' | 'lot' | 'serial'>(KEY_QUALIFIERS)
 
 const malformed = (why: string) => new AppError('invalid_digital_link', `not a valid GS1 Digital Link URI: ${why}`)
 
@@ -42,7 +42,7 @@ export function parseDigitalLinkPath(path: string): LinkRequest {
     last = at
     const problem = aiValueProblem(ai, value)
     if (problem || value === '') throw malformed(problem ?? `key qualifier (${ai}) is empty`)
-    const field = QUALIFIER_FIELDS[ai]
+    const field = QUALIFIER_FIELDS.get(ai)
     if (field) request[field] = value
   }
   return request

@@ -6,6 +6,13 @@ import type { ProductRef } from './rule-index'
 /** A parsed GS1 Digital Link request for a GTIN (with its key qualifiers, any subset, in order). */
 export type LinkRequest = { gtin: string; cpv?: string; lot?: string; serial?: string }
 
+/** A GTIN's key qualifiers that rules can name, in Digital Link order: AI and request field. */
+export const KEY_QUALIFIERS = [
+  ['22', 'cpv'],
+  ['10', 'lot'],
+  ['21', 'serial'],
+] as const
+
 export type Link = { href: string; title: string; type: string; hreflang: string[] }
 export type Linkset = { linkset: [{ anchor: string } & Record<string, string | Link[]>] }
 
@@ -23,12 +30,18 @@ export function evaluate(rules: CompiledRule[], ms: number, place: Place): Evalu
 
 const applicable = (evaluations: Evaluation[]) => evaluations.filter((e) => e.failed === null).map((e) => e.rule)
 
+/** The first of each group of items with the same key, in order. */
+function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>()
+  return items.filter((item) => !seen.has(key(item)) && Boolean(seen.add(key(item))))
+}
+
 /** The best rule of `pool` (already in precedence order) and every other rule tied with it. */
 function best(pool: CompiledRule[]): CompiledRule[] {
   const first = pool[0]
   if (!first) return []
   const tied = pool.filter((r) => r.specificity === first.specificity && r.orderIndex === first.orderIndex)
-  return tied.filter((r, i) => tied.findIndex((o) => target(o) === target(r)) === i)
+  return uniqueBy(tied, target)
 }
 
 /** The default link: the best `gs1:defaultLink` rule, or the best rule of any type when there is none. */
@@ -87,8 +100,10 @@ const relation = (linkType: string) => `${GS1_VOC}${linkType.replace(/^gs1:/, ''
 
 /** The request's canonical Digital Link URI on this resolver: the linkset's anchor. */
 export function anchorOf(origin: string, request: LinkRequest): string {
-  const enc = encodeURIComponent
-  return `${origin}/01/${request.gtin}${request.cpv !== undefined ? `/22/${enc(request.cpv)}` : ''}${request.lot !== undefined ? `/10/${enc(request.lot)}` : ''}${request.serial !== undefined ? `/21/${enc(request.serial)}` : ''}`
+  let uri = `${origin}/01/${request.gtin}`
+  for (const [ai, field] of KEY_QUALIFIERS)
+    if (request[field] !== undefined) uri += `/${ai}/${encodeURIComponent(request[field]!)}`
+  return uri
 }
 
 /**
@@ -109,7 +124,7 @@ export function linksetOf(anchor: string, evaluations: Evaluation[]): Linkset | 
   }
   for (const type of [...typed.keys()].sort()) {
     const links = typed.get(type)!.map(link)
-    set[relation(type)] = links.filter((l, i) => links.findIndex((o) => o.href === l.href) === i)
+    set[relation(type)] = uniqueBy(links, (l) => l.href)
   }
   return { linkset: [set] }
 }

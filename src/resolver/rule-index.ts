@@ -18,10 +18,13 @@ const UNHEARD_TTL_MS = 1000
 
 const byOrder = (a: CompiledRule, b: CompiledRule) => a.orderIndex - b.orderIndex || a.created - b.created
 
+/** The columns of a ProductRef. */
+const PRODUCT_REF = { id: products.id, gtin: products.gtin, ownerId: products.ownerId, brandId: products.brandId }
+
 const productByGtin = () =>
   prepared('resolver_product_by_gtin', (name) =>
     db
-      .select({ id: products.id, gtin: products.gtin, ownerId: products.ownerId, brandId: products.brandId })
+      .select(PRODUCT_REF)
       .from(products)
       .where(eq(products.gtin, sql.placeholder('gtin')))
       .prepare(name),
@@ -151,7 +154,7 @@ class RuleIndex {
   async #preloadProducts() {
     if (!this.#listening) return
     const rows = await db
-      .select({ id: products.id, gtin: products.gtin, ownerId: products.ownerId, brandId: products.brandId })
+      .select(PRODUCT_REF)
       .from(products)
       .where(
         inArray(
