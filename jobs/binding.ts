@@ -1,4 +1,4 @@
-import type { PgBoss, WorkOptions } from 'pg-boss'
+import type { Job, PgBoss, WorkOptions } from 'pg-boss'
 import type { QueueDef } from '../src/db/queues'
 import { logger } from '../src/shared/logger'
 
@@ -22,4 +22,24 @@ export async function bind(boss: PgBoss, { queue, work = {}, handle, schedule }:
       throw err
     }
   })
+}
+
+/**
+ * Runs a job's work; when its last retry fails, `fail` records why on what the job was doing (a
+ * run, an import), so that never stays "running" forever. The error goes on to pg-boss.
+ */
+export async function failingOnLastAttempt(
+  job: Job<unknown>,
+  queue: QueueDef<any>,
+  fail: (reason: string) => Promise<unknown>,
+  what: string,
+  work: () => Promise<unknown>,
+) {
+  try {
+    await work()
+  } catch (err) {
+    const limit = queue.options.retryLimit ?? 0
+    if (job.retryCount >= limit) await fail(`${what} failed after ${limit} retries: ${(err as Error).message}`)
+    throw err
+  }
 }

@@ -1,5 +1,6 @@
 import type { PgBoss } from 'pg-boss'
 import { createQueue } from '../src/db/queues'
+import { performanceImport, revenueShares } from './advertising'
 import { barcodeBatch, barcodeExpire } from './barcode-batch'
 import { type Binding, bind } from './binding'
 import { catalogPromote, catalogVerify } from './catalog-promote'
@@ -23,6 +24,8 @@ const bindings = (): Binding[] => [
   searchIndex,
   feedsImport,
   feedsChunk,
+  performanceImport,
+  revenueShares,
   ...consumerBindings(),
 ]
 

@@ -1,5 +1,7 @@
 import { type AnyElysia, Elysia } from 'elysia'
 import { accountRoutes } from './accounts/routes'
+import { campaignRoutes } from './advertising/campaign-routes'
+import { revenueShareRoutes } from './advertising/share-routes'
 import { barcodeRoutes } from './barcodes/routes'
 import { catalogRoutes } from './catalog/routes'
 import { healthRoutes } from './health/routes'
@@ -36,6 +38,8 @@ export function createApp() {
     .use(offerRoutes)
     .use(ruleRoutes)
     .use(resolverRoutes)
+    .use(campaignRoutes)
+    .use(revenueShareRoutes)
   self = app
   return app
 }

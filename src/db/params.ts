@@ -1,8 +1,10 @@
 import { getTableColumns, type SQL, sql, type Table } from 'drizzle-orm'
 
 /** One array parameter of a PostgreSQL type (drizzle would spread a bare array into a list of parameters). */
-export const arrayParam = (values: unknown[], type: 'text' | 'uuid' | 'float8' | 'timestamptz'): SQL =>
-  sql`${sql.param(values)}::${sql.raw(type)}[]`
+export const arrayParam = (
+  values: unknown[],
+  type: 'text' | 'uuid' | 'float8' | 'timestamptz' | 'date' | 'int8' | 'numeric',
+): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`
 
 /**
  * The `set` of an upsert that takes the proposed row's values (`excluded.<column>`) for the named

@@ -6,18 +6,12 @@ import { fromExcluded } from '../db/params'
 import { offers, products } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { emit } from '../events/outbox'
+import { decimalString } from '../shared/decimal'
 import { notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type PageQuery, paginate } from '../shared/pagination'
 
 type OfferRow = typeof offers.$inferSelect
-
-/** A numeric as the API writes money: at least two decimals, no trailing zeros beyond them. */
-export function decimalString(value: string): string {
-  const [whole, fraction = ''] = value.split('.')
-  const trimmed = fraction.replace(/0+$/, '').padEnd(2, '0')
-  return `${whole}.${trimmed}`
-}
 
 export const toOfferResource = (row: OfferRow, gtin: string) => ({
   id: toShortId(row.id),

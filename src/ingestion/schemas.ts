@@ -1,10 +1,9 @@
-import { Kind, TypeRegistry } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MERCHANT_ATTRIBUTES } from '../../feeds/affiliate'
 import { AVAILABILITIES, FEED_FORMATS, FEED_SOURCES, RUN_STATUSES } from '../db/schema/feeds'
 import { Id, ShortId } from '../shared/ids'
 import { PageQuery } from '../shared/pagination'
-import { Chars, Enum } from '../shared/schema-types'
+import { Bytes, Chars, Enum } from '../shared/schema-types'
 
 const Source = Enum(FEED_SOURCES, {
   description: 'off (Open Food Facts), usda (FoodData Central Branded Foods) or affiliate (a merchant feed)',
@@ -34,24 +33,17 @@ export const RunCreate = t.Object(
   { additionalProperties: false },
 )
 
-export const UPLOAD_TYPES = [
-  'text/csv',
-  'text/tab-separated-values',
-  'application/x-ndjson',
-  'application/jsonl',
-  'application/gzip',
-  'application/octet-stream',
-]
-
-TypeRegistry.Set('UploadBytes', (_schema, value) => value instanceof Uint8Array)
-
-/** An uploaded file's bytes, as the edge hands binary uploads to the route (never JSON). */
-export const UploadBytes = t.Unsafe<Uint8Array>({
-  [Kind]: 'UploadBytes',
-  type: 'string',
-  description: 'the feed file itself (up to 20 MiB; gzip allowed)',
-  'x-media-types': UPLOAD_TYPES.filter((type) => type !== 'text/csv'),
-})
+/** A feed file itself as the body (up to 20 MiB; gzip allowed). */
+export const UploadBytes = Bytes(
+  [
+    'text/tab-separated-values',
+    'application/x-ndjson',
+    'application/jsonl',
+    'application/gzip',
+    'application/octet-stream',
+  ],
+  'the feed file itself (up to 20 MiB; gzip allowed)',
+)
 
 export const RunUploadQuery = t.Object({
   source: t.Optional(Source),

@@ -1,4 +1,5 @@
 export * from './accounts'
+export * from './advertising'
 export * from './barcodes'
 export * from './catalog'
 export * from './events'

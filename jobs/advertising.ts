@@ -1,0 +1,32 @@
+import type { Job } from 'pg-boss'
+import { failImport, runImport } from '../src/advertising/imports'
+import { performanceImportQueue, revenueShareQueue } from '../src/advertising/queues'
+import { calculateRevenueShares, previousPeriod } from '../src/advertising/revenue-shares'
+import { db } from '../src/db/client'
+import { type Binding, failingOnLastAttempt } from './binding'
+
+export const performanceImport: Binding = {
+  queue: performanceImportQueue,
+  work: { pollingIntervalSeconds: 1 },
+  handle: async (jobs: Job<{ importId: string }>[]) => {
+    for (const job of jobs)
+      await failingOnLastAttempt(
+        job,
+        performanceImportQueue,
+        (reason) => failImport(db, job.data.importId, reason),
+        'the import',
+        () => runImport(job.data.importId),
+      )
+  },
+}
+
+/** On the 1st of every month at 02:00 UTC the month that ended is settled (pg-boss schedules run in UTC). */
+export const revenueShares: Binding = {
+  queue: revenueShareQueue,
+  schedule: '0 2 1 * *',
+  work: { pollingIntervalSeconds: 2 },
+  handle: async (jobs: Job<{ period?: string; platformFeeRate?: string }>[]) => {
+    for (const job of jobs)
+      await calculateRevenueShares(db, job.data.period ?? previousPeriod(new Date()), job.data.platformFeeRate)
+  },
+}

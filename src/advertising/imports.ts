@@ -1,0 +1,152 @@
+import { and, eq, sql } from 'drizzle-orm'
+import { config } from '../config'
+import { db } from '../db/client'
+import { performanceImports, performanceUploads } from '../db/schema'
+import { type Executor, inTransaction, transaction } from '../db/tx'
+import { notFound } from '../shared/errors'
+import { toShortId } from '../shared/ids'
+import { checkUpload, type ImportFormat, type ParsedRow, parseImport, uploadText } from './import-file'
+import { lockCampaigns, upsertPerformance } from './performance'
+import { performanceImportQueue } from './queues'
+
+type ImportRow = typeof performanceImports.$inferSelect
+const SAMPLE = 20
+/** The source of imported rows that name none. */
+export const IMPORT_SOURCE = 'import'
+
+export const importResource = (row: ImportRow) => ({
+  id: toShortId(row.id),
+  status: row.status,
+  file_name: row.fileName,
+  format: row.format,
+  source: row.source,
+  total: row.total,
+  processed: row.processed,
+  progress:
+    row.status === 'succeeded' ? 100 : row.total ? Math.min(99, Math.floor((row.processed / row.total) * 100)) : 0,
+  counts: {
+    created: row.createdRows,
+    updated: row.updatedRows,
+    unchanged: row.unchangedRows,
+    rejected: row.rejectedRows,
+  },
+  errors: row.rejectedSample,
+  error: row.error,
+  created: row.created.toISOString(),
+  started_at: row.startedAt?.toISOString() ?? null,
+  finished_at: row.finishedAt?.toISOString() ?? null,
+})
+
+export type ImportUpload = {
+  content: Buffer
+  contentType: string
+  fileName?: string
+  format?: ImportFormat
+  source?: string
+}
+
+/** Records the upload and queues its job in one transaction; a CSV without the columns is 422 here. */
+export async function createImport(ex: Executor, organizationId: string, upload: ImportUpload) {
+  const format = checkUpload(upload.content, upload.contentType, upload.format)
+  return inTransaction(ex, async (tx) => {
+    const [row] = await tx
+      .insert(performanceImports)
+      .values({
+        organizationId,
+        format,
+        fileName: upload.fileName ?? (format === 'csv' ? 'upload.csv' : 'upload.jsonl'),
+        source: upload.source ?? IMPORT_SOURCE,
+      })
+      .returning()
+    await tx.insert(performanceUploads).values({ importId: row!.id, content: upload.content })
+    await performanceImportQueue.send(tx, { importId: row!.id }, { singletonKey: row!.id })
+    return importResource(row!)
+  })
+}
+
+export async function getImport(ex: Executor, organizationId: string, id: string) {
+  const [row] = await ex
+    .select()
+    .from(performanceImports)
+    .where(and(eq(performanceImports.id, id), eq(performanceImports.organizationId, organizationId)))
+  if (!row) throw notFound('performance import')
+  return importResource(row)
+}
+
+/** Ends an import as failed with the reason (its committed chunks stay written). */
+export async function failImport(ex: Executor, id: string, reason: string) {
+  await ex
+    .update(performanceImports)
+    .set({ status: 'failed', error: reason, finishedAt: new Date() })
+    .where(eq(performanceImports.id, id))
+  await ex.delete(performanceUploads).where(eq(performanceUploads.importId, id))
+}
+
+/** Writes one chunk: rows of unknown or archived campaigns are refused, the others upserted. */
+async function writeChunk(importRow: ImportRow, chunk: ParsedRow[], index: number) {
+  await transaction(async (tx) => {
+    const ids = [...new Set(chunk.flatMap((r) => (r.value ? [r.value.campaignId] : [])))].sort()
+    const statuses = await lockCampaigns(tx, importRow.organizationId, ids)
+    const rejected: { row: number; input: string; reason: string }[] = []
+    const rows = []
+    for (const r of chunk) {
+      const status = r.value ? statuses.get(r.value.campaignId) : undefined
+      if (!r.value) rejected.push({ row: r.row, input: r.input, reason: r.reason! })
+      else if (status === undefined)
+        rejected.push({ row: r.row, input: r.input, reason: 'no campaign of your organization has this campaign_id' })
+      else if (status === 'archived')
+        rejected.push({ row: r.row, input: r.input, reason: 'the campaign is archived: its performance is refused' })
+      else rows.push(r.value)
+    }
+    const counts = await upsertPerformance(tx, rows)
+    // the chunk's figures commit with its rows: a retried job resumes after the last committed chunk
+    await tx
+      .update(performanceImports)
+      .set({
+        chunksDone: index,
+        processed: sql`${performanceImports.processed} + ${chunk.length}`,
+        createdRows: sql`${performanceImports.createdRows} + ${counts.created}`,
+        updatedRows: sql`${performanceImports.updatedRows} + ${counts.updated}`,
+        unchangedRows: sql`${performanceImports.unchangedRows} + ${counts.unchanged}`,
+        rejectedRows: sql`${performanceImports.rejectedRows} + ${rejected.length}`,
+        rejectedSample: sql`(${performanceImports.rejectedSample} || ${JSON.stringify(rejected.slice(0, SAMPLE))}::jsonb)`,
+      })
+      .where(eq(performanceImports.id, importRow.id))
+  })
+}
+
+/**
+ * The `advertising.performance-import` job: parses the file, then writes it in chunks of
+ * PERFORMANCE_CHUNK_ROWS rows, each in its own transaction with the import's progress. Chunks
+ * depend only on the file, so a retried job skips the chunks already committed.
+ */
+export async function runImport(id: string) {
+  const [row] = await db.select().from(performanceImports).where(eq(performanceImports.id, id))
+  if (!row || row.status === 'succeeded' || row.status === 'failed') return
+  const [upload] = await db.select().from(performanceUploads).where(eq(performanceUploads.importId, id))
+  if (!upload) return failImport(db, id, 'the uploaded file is gone')
+  let parsed: ParsedRow[]
+  try {
+    parsed = parseImport(uploadText(upload.content), row.format, row.source)
+  } catch (err) {
+    return failImport(db, id, `the file cannot be read: ${(err as Error).message}`)
+  }
+  await db
+    .update(performanceImports)
+    .set({ status: 'running', total: parsed.length, startedAt: row.startedAt ?? new Date() })
+    .where(eq(performanceImports.id, id))
+  const size = config.PERFORMANCE_CHUNK_ROWS
+  for (let start = row.chunksDone * size, index = row.chunksDone + 1; start < parsed.length; start += size, index++)
+    await writeChunk(row, parsed.slice(start, start + size), index)
+  await transaction(async (tx) => {
+    await tx
+      .update(performanceImports)
+      .set({
+        status: 'succeeded',
+        finishedAt: new Date(),
+        rejectedSample: sql`(select coalesce(jsonb_agg(e), '[]'::jsonb) from (select e from jsonb_array_elements(${performanceImports.rejectedSample}) e limit ${SAMPLE}) s)`,
+      })
+      .where(eq(performanceImports.id, id))
+    await tx.delete(performanceUploads).where(eq(performanceUploads.importId, id))
+  })
+}
