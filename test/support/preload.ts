@@ -11,6 +11,8 @@ process.env.NODE_ENV ??= 'test'
 // the main test server's anonymous search limit is out of the way; test/search/rate-limit.test.ts runs its own servers at 60
 process.env.SEARCH_ANONYMOUS_PER_MINUTE ??= '1000000'
 process.env.RESOLVER_ANONYMOUS_PER_MINUTE ??= '1000000'
+// performance imports are cut into small chunks so a test file of a few hundred rows has several
+process.env.PERFORMANCE_CHUNK_ROWS ??= '100'
 const dataDir = mkdtempSync(join(tmpdir(), 'gtin-catalog-test-'))
 process.env.DATA_DIR = dataDir
 
