@@ -69,7 +69,12 @@ const Env = t.Object({
    * The platform's own organization (shortuuid or UUID): its keys read every retailer's revenue
    * shares under its own id, and its managers move them (as the admin token does).
    */
-  PLATFORM_ORGANIZATION_ID: t.Optional(t.String({ minLength: 1 })),
+  PLATFORM_ORGANIZATION_ID: t.Optional(
+    t.String({
+      pattern:
+        '^([23456789A-HJ-NP-Za-km-z]{22}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$',
+    }),
+  ),
 })
 
 export type Config = typeof Env.static & { environment: 'development' | 'production' | 'test' }

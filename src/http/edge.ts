@@ -162,7 +162,10 @@ export function edge(root: () => { routes: Route[]; handle: (request: Request) =
       // who may send a body is decided before it is read
       if (route.access === 'admin' && !isAdmin(request.headers.get('x-admin-token') ?? undefined))
         throw new AppError('not_found', 'no such route')
-      if (route.access === 'key' && !(await authenticate(request.headers.get('x-api-key') ?? undefined)))
+      const keyNeeded =
+        route.access === 'key' ||
+        (route.access === 'key-or-admin' && !isAdmin(request.headers.get('x-admin-token') ?? undefined))
+      if (keyNeeded && !(await authenticate(request.headers.get('x-api-key') ?? undefined)))
         throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header')
       const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
       const limit = route.uploadTypes.length ? UPLOAD_LIMIT : JSON_LIMIT

@@ -6,7 +6,7 @@ export type RouteInfo = {
   path: string
   pattern: RegExp
   /** who may call it, from the route's declared security */
-  access: 'key' | 'optional' | 'admin' | 'public'
+  access: 'key' | 'key-or-admin' | 'optional' | 'admin' | 'public'
   /** media types other than JSON its body schema declares (`x-media-types`) */
   uploadTypes: string[]
   /** query parameters declared as numbers, and whether they are integers */
@@ -38,7 +38,9 @@ function numericKind(schema: Schema): 'integer' | 'number' | null {
 
 function accessOf(security: Record<string, unknown>[] | undefined): RouteInfo['access'] {
   if (!security?.length) return 'public'
-  if (security.some((s) => 'AdminToken' in s)) return 'admin'
+  const admin = security.some((s) => 'AdminToken' in s)
+  if (admin && security.some((s) => 'ApiKey' in s)) return 'key-or-admin'
+  if (admin) return 'admin'
   if (security.some((s) => Object.keys(s).length === 0)) return 'optional'
   return 'key'
 }
