@@ -16,11 +16,11 @@ beforeAll(async () => {
   retailer = await createRetailer(org)
 })
 
-async function upload(body: string | Buffer, contentType: string, key = org.key, query = '') {
+async function upload(body: string | Uint8Array, contentType: string, key = org.key, query = '') {
   const res = await fetch(`${baseUrl}${IMPORTS}${query}`, {
     method: 'POST',
     headers: { 'x-api-key': key, 'content-type': contentType },
-    body,
+    body: body as BodyInit,
   })
   return { status: res.status, headers: res.headers, json: (await res.json()) as any }
 }

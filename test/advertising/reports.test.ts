@@ -80,7 +80,10 @@ describe('campaign summary (spec #6): totals and ratios, exact', () => {
   })
 
   test('ties round half to even at the stated scales (ctr 6, cpc 4, cpm 4 decimals)', async () => {
-    const cases: [{ impressions: number; clicks: number; spend: string }, Record<string, string>][] = [
+    const cases: [
+      { impressions: number; clicks: number; spend: string },
+      { ctr: string; effective_cpc: string; effective_cpm: string },
+    ][] = [
       // 1 / 2,000,000 = 0.0000005 → 0.000000; 0.0001 / 2 = 0.00005 → 0.0000; 0.0001 × 1000 / 2e6 = 0.00000005 → 0
       [
         { impressions: 2_000_000, clicks: 1, spend: '0.0001' },

@@ -26,7 +26,7 @@ let shopB: TestOrg
 let shopC: TestOrg
 let retailerB: string
 let retailerC: string
-const campaigns: Record<string, string> = {}
+const campaigns = { b1: '', b2: '', c1: '' }
 
 /** A retailer of the canonical directory (any organization may advertise on it), owned by `org`. */
 async function canonicalRetailer(org: TestOrg) {
