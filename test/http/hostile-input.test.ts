@@ -55,8 +55,17 @@ const rule = (
   )
 ).json.id
 
+const campaign = (
+  await post(
+    `/advertising/api/v1/organizations/${org.id}/campaigns`,
+    { name: 'Target Campaign', retailer_id: retailer, budget: '10', pricing_model: 'CPC', rate: '0.1' },
+    org.key,
+  )
+).json.id
+
 const pathValues: Record<string, string> = {
   organization_id: org.id,
+  campaign_id: campaign,
   rule_id: rule,
   gtin,
   member_id: member,
@@ -104,7 +113,29 @@ const BASE: Record<string, unknown> = {
   },
   // the feed folder of the test server is empty: even the base body starts no run
   'post /feeds/api/v1/runs': { source: 'off', path: 'missing.jsonl', format: 'off_jsonl' },
+  'post /advertising/api/v1/organizations/{organization_id}/campaigns': {
+    name: 'Hostile Campaign',
+    retailer_id: retailer,
+    budget: '10.5',
+    pricing_model: 'CPM',
+    rate: '2',
+  },
+  'patch /advertising/api/v1/campaigns/{campaign_id}': { name: 'Hostile', budget: '1', status: 'active' },
+  'post /advertising/api/v1/campaigns/{campaign_id}/performance': [
+    { date: '2025-01-01', impressions: 1, clicks: 1, spend: '1', source: 'api' },
+  ],
+  'post /advertising/api/v1/revenue-share/calculate': { period: '2031-01', platform_fee_rate: '0.2' },
+  'patch /advertising/api/v1/revenue-share/{organization_id}/{share_id}': {
+    status: 'PAID',
+    payment_transfer_id: 'tr_1',
+  },
 }
+
+/** A JSON body with `member` added first to the object (or, for a list, to its first object). */
+const injected = (base: unknown, member: string): string =>
+  Array.isArray(base)
+    ? `[${injected(base[0], member)}${base.length > 1 ? `,${JSON.stringify(base.slice(1)).slice(1)}` : ']'}`
+    : JSON.stringify(base).replace(/^\{/, `{${member},`).replace(',}', '}')
 
 /** Every string leaf of a value, as [path for errors, setter on a copy]. */
 function stringLeaves(value: unknown, path = ''): { path: string; set: (copy: any, v: unknown) => void }[] {
@@ -113,7 +144,10 @@ function stringLeaves(value: unknown, path = ''): { path: string; set: (copy: an
       {
         path,
         set: (copy, v) => {
-          const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.')
+          const keys = path
+            .replace(/\[(\d+)\]/g, '.$1')
+            .replace(/^\./, '')
+            .split('.')
           let at = copy
           for (const k of keys.slice(0, -1)) at = at[k]
           at[keys.at(-1)!] = v
@@ -204,11 +238,11 @@ function cases(): Case[] {
         label: `${where}: __proto__ key`,
         method,
         path,
-        raw: JSON.stringify(base).replace(/^\{/, '{"__proto__":{"x":"1"},').replace(',}', '}'),
+        raw: injected(base, '"__proto__":{"x":"1"}'),
         expect: 422,
-        field: '__proto__',
+        field: Array.isArray(base) ? '[0].__proto__' : '__proto__',
       })
-      const withMetadata = JSON.stringify(base).replace(/^\{/, '{"metadata":{"__proto__":"x"},').replace(',}', '}')
+      const withMetadata = injected(base, '"metadata":{"__proto__":"x"}')
       out.push({ label: `${where}: __proto__ metadata key`, method, path, raw: withMetadata, expect: 422 })
       for (const leaf of stringLeaves(base)) {
         if (leaf.path === 'organization_id') continue // nullable and checked as an id above
