@@ -2,12 +2,13 @@ import type { Job } from 'pg-boss'
 import { failImport, runImport } from '../src/advertising/imports'
 import { performanceImportQueue, revenueShareQueue } from '../src/advertising/queues'
 import { calculateRevenueShares, previousPeriod } from '../src/advertising/revenue-shares'
+import { config } from '../src/config'
 import { db } from '../src/db/client'
 import { type Binding, failingOnLastAttempt } from './binding'
 
 export const performanceImport: Binding = {
   queue: performanceImportQueue,
-  work: { pollingIntervalSeconds: 1 },
+  work: { pollingIntervalSeconds: 1, localConcurrency: config.PERFORMANCE_IMPORT_CONCURRENCY },
   handle: async (jobs: Job<{ importId: string }>[]) => {
     for (const job of jobs)
       await failingOnLastAttempt(

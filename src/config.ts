@@ -63,6 +63,8 @@ const Env = t.Object({
   PROMOTION_THRESHOLD: t.Number({ minimum: 0, maximum: 1, default: 0.6 }),
   /** Performance rows written per transaction by an import (its progress moves chunk by chunk). */
   PERFORMANCE_CHUNK_ROWS: t.Integer({ minimum: 100, maximum: 200_000, default: 20_000 }),
+  /** Performance imports one worker process writes at once. */
+  PERFORMANCE_IMPORT_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: 2 }),
   /** The platform's cut of a retailer's gross ad revenue, a decimal string 0-1 (at most 4 decimals). */
   PLATFORM_FEE_RATE: t.String({ pattern: '^(0(\\.[0-9]{1,4})?|1(\\.0{1,4})?)$', default: '0.2' }),
   /**

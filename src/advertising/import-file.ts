@@ -72,29 +72,46 @@ const field = (record: Record<string, unknown>, name: string) => {
   return typeof value === 'string' ? value.trim() : value
 }
 
-/** One record checked: a row to write, or the reason it is refused. */
-function checkRecord(record: Record<string, unknown>, defaultSource: string): PerformanceInput | string {
-  const id = field(record, 'campaign_id')
-  const campaignId = typeof id === 'string' ? parseId(id) : null
-  if (!campaignId) return 'campaign_id must be a shortuuid or UUID'
-  const date = field(record, 'date')
-  if (typeof date !== 'string' || !DATE.test(date) || !isCalendarDate(date)) return 'date must be a date YYYY-MM-DD'
-  const counts: number[] = []
-  for (const name of ['impressions', 'clicks']) {
-    const value = field(record, name)
-    const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value
-    if (typeof text !== 'string' || !COUNT.test(text)) return `${name} must be a whole number from 0`
-    counts.push(Number(text))
+/**
+ * Checks records one by one; a file names few campaigns and days many times, so their parsed
+ * forms are remembered (decoding a shortuuid costs more than the rest of the row).
+ */
+function recordChecker(defaultSource: string) {
+  const ids = new Map<string, string | null>()
+  const dates = new Map<string, boolean>()
+  const idOf = (raw: string) => {
+    let id = ids.get(raw)
+    if (id === undefined) ids.set(raw, (id = parseId(raw)))
+    return id
   }
-  const spend = field(record, 'spend')
-  if (typeof spend === 'number') return 'spend must be a decimal string such as "12.34" (a JSON number may be rounded)'
-  if (typeof spend !== 'string' || !MONEY.test(spend))
-    return 'spend must be a decimal such as 12.34 (at most 6 decimals)'
-  const given = field(record, 'source')
-  const source = given === undefined || given === null || given === '' ? defaultSource : given
-  if (typeof source !== 'string' || !SOURCE.test(source))
-    return 'source must be 1-64 letters, digits, ".", "_", ":" or "-"'
-  return { campaignId, date, source, impressions: counts[0]!, clicks: counts[1]!, spend }
+  const dateOk = (raw: string) => {
+    let ok = dates.get(raw)
+    if (ok === undefined) dates.set(raw, (ok = DATE.test(raw) && isCalendarDate(raw)))
+    return ok
+  }
+  /** One record checked: a row to write, or the reason it is refused. */
+  return (record: Record<string, unknown>): PerformanceInput | string => {
+    const id = field(record, 'campaign_id')
+    const campaignId = typeof id === 'string' ? idOf(id) : null
+    if (!campaignId) return 'campaign_id must be a shortuuid or UUID'
+    const date = field(record, 'date')
+    if (typeof date !== 'string' || !dateOk(date)) return 'date must be a date YYYY-MM-DD'
+    const counts: number[] = []
+    for (const name of ['impressions', 'clicks']) {
+      const value = field(record, name)
+      const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value
+      if (typeof text !== 'string' || !COUNT.test(text)) return `${name} must be a whole number from 0`
+      counts.push(Number(text))
+    }
+    const spend = field(record, 'spend')
+    if (typeof spend === 'number') return 'spend must be a decimal string such as "12.34" (a JSON number may be rounded)'
+    if (typeof spend !== 'string' || !MONEY.test(spend)) return 'spend must be a decimal such as 12.34 (at most 6 decimals)'
+    const given = field(record, 'source')
+    const source = given === undefined || given === null || given === '' ? defaultSource : given
+    if (typeof source !== 'string' || !SOURCE.test(source))
+      return 'source must be 1-64 letters, digits, ".", "_", ":" or "-"'
+    return { campaignId, date, source, impressions: counts[0]!, clicks: counts[1]!, spend }
+  }
 }
 
 const shorten = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text)
@@ -126,8 +143,9 @@ function records(text: string, format: ImportFormat): { input: string; record: R
  * so the outcome does not depend on how the rows are cut into chunks.
  */
 export function parseImport(text: string, format: ImportFormat, defaultSource: string): ParsedRow[] {
+  const check = recordChecker(defaultSource)
   const rows = records(text, format).map(({ input, record }, i): ParsedRow => {
-    const checked = typeof record === 'string' ? record : checkRecord(record, defaultSource)
+    const checked = typeof record === 'string' ? record : check(record)
     return typeof checked === 'string'
       ? { row: i + 1, input: shorten(input), reason: checked }
       : { row: i + 1, input: shorten(input), value: checked }

@@ -38,15 +38,17 @@ export const toTotals = (row: FigureRow & { effective_cpc: string; effective_cpm
   effective_cpm: row.effective_cpm,
 })
 
-const withTotals = () =>
+const { effective_cpc, effective_cpm, ...LIST_FIGURES } = FIGURES
+
+const withTotals = <F extends Partial<typeof FIGURES>>(figures: F) =>
   db
-    .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status, ...FIGURES })
+    .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status, ...figures })
     .from(campaigns)
     .leftJoin(campaignTotals, eq(campaignTotals.campaignId, campaigns.id))
 
 const summaryStatement = () =>
   prepared('campaign_summary', (name) =>
-    withTotals()
+    withTotals(FIGURES)
       .where(
         and(eq(campaigns.id, sql.placeholder('id')), eq(campaigns.organizationId, sql.placeholder('organization'))),
       )
@@ -55,7 +57,7 @@ const summaryStatement = () =>
 
 const listStatement = () =>
   prepared('campaign_list', (name) =>
-    withTotals()
+    withTotals(LIST_FIGURES)
       .where(eq(campaigns.organizationId, sql.placeholder('organization')))
       .orderBy(asc(campaigns.created), asc(campaigns.id))
       .prepare(name),

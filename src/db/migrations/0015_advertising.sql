@@ -90,13 +90,18 @@ CREATE INDEX "campaigns_organization_idx" ON "campaigns" USING btree ("organizat
 CREATE INDEX "campaigns_retailer_idx" ON "campaigns" USING btree ("retailer_id");--> statement-breakpoint
 CREATE INDEX "performance_imports_organization_idx" ON "performance_imports" USING btree ("organization_id","created");--> statement-breakpoint
 CREATE INDEX "revenue_shares_organization_idx" ON "revenue_shares" USING btree ("organization_id","period_start");--> statement-breakpoint
--- n / d rounded half-even (banker's rounding) to `scale` decimals, exactly: integer division and
+-- n / d rounded half-even (banker's rounding) to `scale` decimals, exactly: integer quotient and
 -- remainder of numerics, no binary float and no truncated quotient. 0 when d is 0. For n, d >= 0.
+-- One expression without FROM and not STRICT, so the planner inlines it (and folds 10^scale for a
+-- constant scale): a call costs as much as its arithmetic.
 CREATE OR REPLACE FUNCTION ratio_half_even(n numeric, d numeric, scale integer) RETURNS numeric
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT CASE WHEN d = 0 THEN 0::numeric ELSE (
-    SELECT round((q + CASE WHEN 2 * r > d OR (2 * r = d AND mod(q, 2) = 1) THEN 1 ELSE 0 END)
-                 / power(10::numeric, scale), scale)
-    FROM (SELECT div(n * power(10::numeric, scale), d) AS q, mod(n * power(10::numeric, scale), d) AS r) AS parts
-  ) END
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN d = 0 THEN 0::numeric ELSE
+    round((div(n * power(10::numeric, scale), d)
+           + CASE WHEN 2 * mod(n * power(10::numeric, scale), d) > d
+                    OR (2 * mod(n * power(10::numeric, scale), d) = d
+                        AND mod(div(n * power(10::numeric, scale), d), 2) = 1)
+                  THEN 1 ELSE 0 END)
+          / power(10::numeric, scale), scale)
+  END
 $$;
