@@ -8,7 +8,8 @@ import { type Binding, failingOnLastAttempt } from './binding'
 
 export const performanceImport: Binding = {
   queue: performanceImportQueue,
-  work: { pollingIntervalSeconds: 1, localConcurrency: config.PERFORMANCE_IMPORT_CONCURRENCY },
+  // a worker polls again 0.5 s after it started a job: a backlog of imports runs back to back
+  work: { pollingIntervalSeconds: 0.5, localConcurrency: config.PERFORMANCE_IMPORT_CONCURRENCY },
   handle: async (jobs: Job<{ importId: string }>[]) => {
     for (const job of jobs)
       await failingOnLastAttempt(

@@ -80,14 +80,12 @@ function recordChecker(defaultSource: string) {
   const ids = new Map<string, string | null>()
   const dates = new Map<string, boolean>()
   const idOf = (raw: string) => {
-    let id = ids.get(raw)
-    if (id === undefined) ids.set(raw, (id = parseId(raw)))
-    return id
+    if (!ids.has(raw)) ids.set(raw, parseId(raw))
+    return ids.get(raw)!
   }
   const dateOk = (raw: string) => {
-    let ok = dates.get(raw)
-    if (ok === undefined) dates.set(raw, (ok = DATE.test(raw) && isCalendarDate(raw)))
-    return ok
+    if (!dates.has(raw)) dates.set(raw, DATE.test(raw) && isCalendarDate(raw))
+    return dates.get(raw)!
   }
   /** One record checked: a row to write, or the reason it is refused. */
   return (record: Record<string, unknown>): PerformanceInput | string => {
@@ -104,8 +102,10 @@ function recordChecker(defaultSource: string) {
       counts.push(Number(text))
     }
     const spend = field(record, 'spend')
-    if (typeof spend === 'number') return 'spend must be a decimal string such as "12.34" (a JSON number may be rounded)'
-    if (typeof spend !== 'string' || !MONEY.test(spend)) return 'spend must be a decimal such as 12.34 (at most 6 decimals)'
+    if (typeof spend === 'number')
+      return 'spend must be a decimal string such as "12.34" (a JSON number may be rounded)'
+    if (typeof spend !== 'string' || !MONEY.test(spend))
+      return 'spend must be a decimal such as 12.34 (at most 6 decimals)'
     const given = field(record, 'source')
     const source = given === undefined || given === null || given === '' ? defaultSource : given
     if (typeof source !== 'string' || !SOURCE.test(source))
