@@ -5,9 +5,6 @@
 //   npm run bench:advertising -- [--campaigns 1000] [--days 365] [--orgs 20] [--seconds 10] [--concurrency 32]
 // Targets: import >= 50,000 rows/s; summary and list p99 under 25 ms.
 // A throwaway embedded PostgreSQL; load from wrk when installed (apt-get install wrk), else fetch.
-import { writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
@@ -35,7 +32,7 @@ const { createRetailer } = await import('../../src/retailers/retailers')
 const { createCampaign } = await import('../../src/advertising/campaigns')
 const { db, pool } = await import('../../src/db/client')
 const { parseId } = await import('../../src/shared/ids')
-const { haveWrk, measure, measureWithWrk, printTable } = await import('./load')
+const { haveWrk, measure, measureWithWrk, pathsScript, printTable } = await import('./load')
 const { from: copyFrom } = await import('pg-copy-streams')
 const say = (line: string) => console.log(`[bench] ${line}`)
 
@@ -154,17 +151,7 @@ const reader = advertisers[0]!
 const key = { 'x-api-key': reader.key }
 const summaryPaths = reader.campaigns.map((id) => `/advertising/api/v1/reporting/campaigns/${id}/summary`)
 const listPath = `/advertising/api/v1/reporting/organizations/${reader.id}/campaigns`
-const script = join(tmpdir(), `advertising-${process.pid}.lua`)
-writeFileSync(
-  script,
-  `local paths = {${summaryPaths.map((p) => JSON.stringify(p)).join(', ')}}
-local i = 0
-request = function()
-  i = i + 1
-  return wrk.format("GET", paths[(i % #paths) + 1])
-end
-`,
-)
+const script = pathsScript('advertising', summaryPaths)
 const wrk = haveWrk()
 let n = 0
 const fetchOnce = (path: () => string) => () =>

@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 /** Closed-loop load: `concurrency` workers each issue `once()` back to back for `seconds`. */
 export type LoadResult = { name: string; requests: number; errors: number; rps: number; p50: number; p99: number }
 
@@ -65,4 +68,20 @@ export async function measureWithWrk(
     (out.match(/Socket errors: (.*)/)?.[1] ?? '').match(/\d+/g)?.reduce((a, b) => a + Number(b), 0) ?? 0
   const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? 0)
   return { name, requests, errors: non2xx + socketErrors, rps, p50: pct('50'), p99: pct('99') }
+}
+
+/** A wrk Lua script that requests `paths` in turn (GET); returns the script's file path. */
+export function pathsScript(name: string, paths: string[]): string {
+  const script = join(tmpdir(), `${name}-${process.pid}.lua`)
+  writeFileSync(
+    script,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", paths[(i % #paths) + 1])
+end
+`,
+  )
+  return script
 }

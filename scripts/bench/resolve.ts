@@ -4,9 +4,6 @@
 //   npm run bench:resolve -- [--seconds 10] [--concurrency 64] [--products 10000]
 // Targets: p99 under 10 ms, and at least 50 % of the bare route's requests per second.
 // A throwaway embedded PostgreSQL; load from wrk when installed (apt-get install wrk), else fetch.
-import { writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startBenchServer } from './server'
 
@@ -28,7 +25,7 @@ const { db } = await import('../../src/db/client')
 const { sql } = await import('drizzle-orm')
 const { gs1CheckDigit } = await import('../../src/shared/gs1')
 const { parseId } = await import('../../src/shared/ids')
-const { haveWrk, measure, measureWithWrk, printTable } = await import('./load')
+const { haveWrk, measure, measureWithWrk, pathsScript, printTable } = await import('./load')
 const say = (line: string) => console.log(`[bench] ${line}`)
 
 const { organization, api_key } = await createOrganization(db, {
@@ -80,17 +77,7 @@ for (const path of [paths[0]!, paths[2]!, `${paths[0]}/10/L1`])
   if ((await fetch(bench.base + path, { redirect: 'manual' })).status !== 307)
     throw new Error(`${path} does not redirect`)
 const key = { 'x-api-key': api_key.key }
-const script = join(tmpdir(), `resolve-${process.pid}.lua`)
-writeFileSync(
-  script,
-  `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}
-local i = 0
-request = function()
-  i = i + 1
-  return wrk.format("GET", paths[(i % #paths) + 1])
-end
-`,
-)
+const script = pathsScript('resolve', paths)
 const wrk = haveWrk()
 let n = 0
 const fetchOnce = (path: () => string, status: number) => () =>
