@@ -1,6 +1,5 @@
 import {
   bigint,
-  customType,
   date,
   index,
   integer,
@@ -9,17 +8,14 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   unique,
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core'
 import { organizations } from './accounts'
-import { created, id, metadata } from './columns'
+import { at, bytea, created, id, metadata } from './columns'
 import { retailers } from './retailers'
 
-const at = () => timestamp({ withTimezone: true, mode: 'date' })
-const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' })
 /** Money in USD, kept to the micro-dollar as ad platforms report it (numeric: exact, never a float). */
 const money = () => numeric({ precision: 20, scale: 6 })
 const count = () => bigint({ mode: 'number' }).notNull().default(0)

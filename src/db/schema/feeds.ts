@@ -2,7 +2,6 @@ import {
   bigint,
   boolean,
   char,
-  customType,
   index,
   integer,
   jsonb,
@@ -10,18 +9,14 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   unique,
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core'
 import { organizations } from './accounts'
 import { dataSource, products } from './catalog'
-import { created, id } from './columns'
+import { at, bytea, created, id } from './columns'
 import { retailers } from './retailers'
-
-const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' })
-const at = () => timestamp({ withTimezone: true, mode: 'date' })
 
 export const FEED_SOURCES = ['off', 'usda', 'affiliate'] as const
 export const FEED_FORMATS = ['off_jsonl', 'off_csv', 'usda_csv', 'usda_json', 'merchant_csv'] as const

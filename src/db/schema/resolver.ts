@@ -1,13 +1,12 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, pgTable, smallint, text, timestamp, uuid, varchar } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, pgTable, smallint, text, uuid, varchar } from 'drizzle-orm/pg-core'
 import { organizations } from './accounts'
 import { products } from './catalog'
-import { created, id, metadata } from './columns'
+import { at, created, id, metadata } from './columns'
 
 export const SCOPE_TYPES = ['ORGANIZATION', 'BRAND', 'PRODUCT', 'BATCH', 'SERIAL'] as const
 export type ScopeType = (typeof SCOPE_TYPES)[number]
 
-const at = () => timestamp({ withTimezone: true, mode: 'date' })
 const strings = () => text().array().notNull().default(sql`'{}'::text[]`)
 
 /**

@@ -1,11 +1,9 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, pgTable, text, timestamp, uuid, varchar } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, pgTable, text, uuid, varchar } from 'drizzle-orm/pg-core'
 import type { EventType } from '../../events/types'
 import { organizations } from './accounts'
-import { created, id, metadata } from './columns'
+import { at, created, id, metadata } from './columns'
 import { events } from './events'
-
-const at = () => timestamp({ withTimezone: true, mode: 'date' })
 
 /**
  * A partner's receiver. Deleting one keeps the row (soft delete, secrets wiped) so its delivery
