@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { Value } from '@sinclair/typebox/value'
+import { type Command, Option } from 'commander'
 import { t } from 'elysia'
 import { renderBatch } from '../../src/barcodes/batch-render'
 import { itemsFromCsv } from '../../src/barcodes/batches'
@@ -9,43 +9,54 @@ import { symbolOptions, withDefaults } from '../../src/barcodes/schemas'
 import { TEMPLATES, type TemplateName } from '../../src/barcodes/sheet'
 import { fieldErrors } from '../../src/http/validation'
 import { AppError } from '../../src/shared/errors'
+import { exits } from './command'
 import { progressReporter } from './progress'
-
-export const barcodeUsage = `usage: cli barcode batch --input gtins.csv --output labels.pdf|labels.zip
-         [--template a4-3x8|letter-3x10] [--type auto|ean13|…] [--format svg|png|eps|pdf (zip only)]
-         [--module-width MM] [--module-height MM] [--font-size PT] [--quiet-zone MM] [--no-text] [--dpi N]`
 
 const Options = t.Object(symbolOptions)
 
+type BatchOptions = {
+  input: string
+  output: string
+  template: TemplateName
+  type?: string
+  format?: string
+  moduleWidth?: string
+  moduleHeight?: string
+  fontSize?: string
+  quietZone?: string
+  dpi?: string
+  text: boolean
+}
+
+export function barcodeCommands(program: Command) {
+  program
+    .command('barcode')
+    .description('barcodes')
+    .command('batch')
+    .description('render a CSV (gtin, optional label) to a label-sheet PDF or a zip of images, offline')
+    .requiredOption('--input <file.csv>', 'the GTINs, one per row (columns gtin, label)')
+    .requiredOption('--output <file>', 'labels.pdf (a sheet) or labels.zip (one image per row)')
+    .addOption(
+      new Option('--template <name>', 'label sheet of a PDF output').choices(Object.keys(TEMPLATES)).default('a4-3x8'),
+    )
+    .option('--type <symbology>', 'auto, ean13, upca, … (as the batch API)')
+    .option('--format <format>', 'svg, png, eps or pdf (zip output only)')
+    .option('--module-width <mm>', 'narrowest bar, mm')
+    .option('--module-height <mm>', 'bar height, mm')
+    .option('--font-size <pt>', 'human-readable text size, pt')
+    .option('--quiet-zone <mm>', 'light margin, mm')
+    .option('--dpi <n>', 'raster resolution (png)')
+    .option('--no-text', 'no human-readable text under the bars')
+    .action(exits(batch))
+}
+
 /** `barcode batch`: renders a CSV (gtin, optional label) to a sheet PDF or a zip, offline. */
-export async function barcodeCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv
-  if (sub !== 'batch') {
-    console.error(barcodeUsage)
-    return 2
-  }
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      input: { type: 'string' },
-      output: { type: 'string' },
-      template: { type: 'string', default: 'a4-3x8' },
-      type: { type: 'string' },
-      format: { type: 'string' },
-      'module-width': { type: 'string' },
-      'module-height': { type: 'string' },
-      'font-size': { type: 'string' },
-      'quiet-zone': { type: 'string' },
-      dpi: { type: 'string' },
-      'no-text': { type: 'boolean', default: false },
-    },
-    strict: true,
-  })
-  const output = values.output ? resolve(values.output) : ''
+async function batch(values: BatchOptions): Promise<number> {
+  const output = resolve(values.output)
   const kind =
     extname(output).toLowerCase() === '.zip' ? 'zip' : extname(output).toLowerCase() === '.pdf' ? 'sheet' : null
-  if (!values.input || !kind || !(values.template! in TEMPLATES)) {
-    console.error(barcodeUsage)
+  if (!kind) {
+    console.error('--output must end in .pdf (a label sheet) or .zip (one image per row)')
     return 2
   }
   const number = (v: string | undefined) => (v === undefined ? undefined : Number(v))
@@ -53,12 +64,12 @@ export async function barcodeCommand(argv: string[]): Promise<number> {
     Object.entries({
       barcode_type: values.type,
       format: values.format,
-      module_width: number(values['module-width']),
-      module_height: number(values['module-height']),
-      font_size: number(values['font-size']),
-      quiet_zone: number(values['quiet-zone']),
+      module_width: number(values.moduleWidth),
+      module_height: number(values.moduleHeight),
+      font_size: number(values.fontSize),
+      quiet_zone: number(values.quietZone),
       dpi: number(values.dpi),
-      write_text: values['no-text'] ? false : undefined,
+      write_text: values.text ? undefined : false,
     }).filter(([, v]) => v !== undefined),
   )
   if (!Value.Check(Options, options)) {
@@ -74,7 +85,7 @@ export async function barcodeCommand(argv: string[]): Promise<number> {
   }
   const progress = await progressReporter(items.length, 'rendered')
   const { rendered, errors } = await renderBatch(
-    { items, settings: withDefaults(options), output: kind, template: values.template as TemplateName },
+    { items, settings: withDefaults(options), output: kind, template: values.template },
     output,
     (done) => progress.update(done),
     Math.max(1, Math.floor(items.length / 200)),

@@ -1,61 +1,61 @@
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
+import { type Command, Option } from 'commander'
+import { FEED_FORMATS } from '../../src/db/schema/feeds'
+import { exits } from './command'
+import { withDatabase } from './database'
 import { progressReporter } from './progress'
 
-export const feedsUsage = `usage: cli feeds import --source off|usda|affiliate --file PATH [--retailer ID] [--full]
-         [--format off_jsonl|off_csv|usda_csv|usda_json|merchant_csv] [--json]`
+type ImportOptions = {
+  source: 'off' | 'usda' | 'affiliate'
+  file: string
+  retailer?: string
+  full?: boolean
+  format?: (typeof FEED_FORMATS)[number]
+  json?: boolean
+}
+
+export function feedsCommands(program: Command) {
+  program
+    .command('feeds')
+    .description('feed imports')
+    .command('import')
+    .description('import a feed file through the pg-boss pipeline and print the run counts (exit 1 when it failed)')
+    .addOption(
+      new Option('--source <source>', 'where the file comes from')
+        .choices(['off', 'usda', 'affiliate'])
+        .makeOptionMandatory(),
+    )
+    .requiredOption('--file <path>', 'the file (gzip allowed)')
+    .option('--retailer <id>', 'the retailer whose offers an affiliate feed carries')
+    .option('--full', 'a full dump: report the products that disappeared since the last full import')
+    .addOption(new Option('--format <format>', 'the file format, when the name does not tell').choices(FEED_FORMATS))
+    .option('--json', 'print the run as JSON')
+    .action(exits(importFeed))
+}
 
 /**
  * `feeds import`: records a run and works it through the same pg-boss jobs as the server (this
  * process binds the feed workers; a running server's workers help), with a progress bar, then
  * prints the counts (or the run as JSON with --json). Exit 1 when the run failed.
  */
-export async function feedsCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      source: { type: 'string' },
-      file: { type: 'string' },
-      retailer: { type: 'string' },
-      full: { type: 'boolean', default: false },
-      format: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-  })
-  const sources = ['off', 'usda', 'affiliate']
-  if (sub !== 'import' || !values.source || !sources.includes(values.source) || !values.file) {
-    console.error(feedsUsage)
-    return 2
-  }
-  const { config } = await import('../../src/config')
-  const { openDatabase } = await import('../../src/runtime')
-  const { startBoss, stopBoss } = await import('../../src/db/boss')
+async function importFeed(values: ImportOptions): Promise<number> {
   const { createQueues } = await import('../../jobs')
   const { bind } = await import('../../jobs/binding')
   const { feedsChunk, feedsImport } = await import('../../jobs/feeds')
   const { createRun, getRun } = await import('../../src/ingestion/runs')
   const { parseId } = await import('../../src/shared/ids')
-  const { FEED_FORMATS } = await import('../../src/db/schema/feeds')
-  if (values.format && !(FEED_FORMATS as readonly string[]).includes(values.format)) {
-    console.error(`--format must be one of ${FEED_FORMATS.join(', ')}`)
-    return 2
-  }
   const retailerId = values.retailer ? parseId(values.retailer) : null
   if (values.retailer && !retailerId) {
     console.error('--retailer must be a retailer id (shortuuid or UUID)')
     return 2
   }
-  const database = await openDatabase(config, 4)
-  const boss = await startBoss(database.url, true)
-  try {
+  return withDatabase(4, 'work', async (database, boss) => {
     await createQueues()
-    await bind(boss, feedsImport)
-    await bind(boss, feedsChunk)
+    await bind(boss!, feedsImport)
+    await bind(boss!, feedsChunk)
     const created = await createRun(database.db, null, {
-      source: values.source as 'off',
-      format: values.format as never,
+      source: values.source,
+      format: values.format,
       path: resolve(values.file),
       retailerId,
       full: values.full,
@@ -80,8 +80,5 @@ export async function feedsCommand(argv: string[]): Promise<number> {
       if (run.error) console.log(`error: ${run.error}`)
     }
     return run.status === 'succeeded' ? 0 : 1
-  } finally {
-    await stopBoss()
-    await database.close()
-  }
+  })
 }

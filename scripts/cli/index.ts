@@ -1,33 +1,29 @@
-// Operator CLI: `npm run -s cli -- <command> …`. Calls src/ directly, never HTTP.
+// Operator CLI: `npm run -s cli -- <command> <subcommand> [options]`. Calls src/ directly, never
+// HTTP. Commands are declared with commander, which writes `--help` from the declarations.
 process.env.LOG_LEVEL ??= 'warn'
 process.env.LOG_TARGET ??= 'stderr' // stdout is for the command's own output
 
-import { barcodeCommand, barcodeUsage } from './barcode'
-import { feedsCommand, feedsUsage } from './feeds'
-import { orgCommand, orgUsage } from './org'
-import { searchCommand, searchUsage } from './search'
+import { Command } from 'commander'
+import { barcodeCommands } from './barcode'
+import { everyCommand, runProgram } from './command'
+import { eventsCommands } from './events'
+import { feedsCommands } from './feeds'
+import { orgCommands } from './org'
+import { revenueShareCommands } from './revenue-share'
+import { searchCommands } from './search'
 
-const USAGE = `commands:\n  ${orgUsage}\n  ${barcodeUsage}\n  ${feedsUsage}\n  ${searchUsage}`
+const program = new Command('cli')
+  .description(
+    "Operator commands. They use the server's database: DATABASE_URL, or the embedded cluster of DATA_DIR (joined when the server runs, started for the command otherwise).",
+  )
+  .usage('<command> <subcommand> [options]')
+  .exitOverride()
+  .showHelpAfterError('(cli --help lists every command and its options)')
+for (const add of [orgCommands, barcodeCommands, feedsCommands, searchCommands, revenueShareCommands, eventsCommands])
+  add(program)
+program.addHelpText('after', () => everyCommand(program))
 
-const commands: Record<string, (argv: string[]) => Promise<number>> = {
-  org: orgCommand,
-  barcode: barcodeCommand,
-  feeds: feedsCommand,
-  search: searchCommand,
-}
-
-const [name, ...argv] = process.argv.slice(2)
-const command = name ? commands[name] : undefined
-if (!command) {
-  console.error(USAGE)
-  process.exit(name === '--help' || name === 'help' ? 0 : 2)
-}
+const code = await runProgram(program, process.argv.slice(2))
 const { flushLogs } = await import('../../src/shared/logger')
-let code = 1
-try {
-  code = await command(argv)
-} catch (err) {
-  console.error(`error: ${err instanceof Error ? err.message : String(err)}`)
-}
 flushLogs()
 process.exit(code)

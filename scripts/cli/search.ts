@@ -1,22 +1,26 @@
+import type { Command } from 'commander'
+import { exits } from './command'
+import { withDatabase } from './database'
 import { progressReporter } from './progress'
 
-export const searchUsage = 'usage: cli search reindex   (Typesense mode: every product, brand and retailer upserted)'
+export function searchCommands(program: Command) {
+  program
+    .command('search')
+    .description('the search index')
+    .command('reindex')
+    .description('Typesense mode: upsert every product, brand and retailer into the collections, with progress')
+    .action(exits(reindex))
+}
 
 /** `search reindex`: a full rebuild of the Typesense collections from the database, with progress. */
-export async function searchCommand(argv: string[]): Promise<number> {
-  if (argv[0] !== 'reindex' || argv.length > 1) {
-    console.error(searchUsage)
-    return 2
-  }
+async function reindex(): Promise<number> {
   const { config } = await import('../../src/config')
   if (!config.TYPESENSE_URL) {
     console.error('search reindex: TYPESENSE_URL is not set; PostgreSQL search needs no index rebuild')
     return 2
   }
-  const { openDatabase } = await import('../../src/runtime')
   const { reindexAll } = await import('../../src/search/typesense/sync')
-  const database = await openDatabase(config, 2)
-  try {
+  return withDatabase(2, 'none', async (database) => {
     const bars = new Map<string, Awaited<ReturnType<typeof progressReporter>>>()
     const totals = await reindexAll(database.db, async (collection, done, total) => {
       if (!bars.has(collection)) {
@@ -28,7 +32,5 @@ export async function searchCommand(argv: string[]): Promise<number> {
     for (const bar of bars.values()) bar.stop()
     console.log(`indexed ${totals.product} products, ${totals.brand} brands, ${totals.retailer} retailers`)
     return 0
-  } finally {
-    await database.close()
-  }
+  })
 }

@@ -5,7 +5,7 @@ import { defineQueue } from '../db/queues'
 import { type DeliveryStatus, webhookDeliveries, webhookEndpoints } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import type { EventType } from '../events/types'
-import { AppError, notFound } from '../shared/errors'
+import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type PageQuery, paginate } from '../shared/pagination'
 
@@ -187,6 +187,14 @@ export function resendDelivery(ex: Executor, organizationId: string, deliveryId:
     ])
     return toDeliveryResource(created!)
   })
+}
+
+/** The `since` of a recovery: a date-time with a time zone, not in the future (422 otherwise). */
+export function recoverySince(text: string): Date {
+  const since = new Date(text)
+  if (Number.isNaN(since.getTime()) || since.getTime() > Date.now())
+    throw invalidField('since', 'must be an ISO 8601 date-time with a time zone, not in the future')
+  return since
 }
 
 /**

@@ -3,9 +3,8 @@ import { db } from '../db/client'
 import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
-import { invalidField } from '../shared/errors'
 import { Page } from '../shared/pagination'
-import { listDeliveries, recoverEndpoint, resendDelivery, toDeliveryResource } from './deliveries'
+import { listDeliveries, recoverEndpoint, recoverySince, resendDelivery, toDeliveryResource } from './deliveries'
 import {
   createEndpoint,
   deleteEndpoint,
@@ -33,13 +32,6 @@ import {
 const tags = ['Webhooks']
 const manager = { role: 'manager' as const }
 const scoped = "Manager keys only; another organization's endpoint is 404."
-
-function recoverySince(text: string): Date {
-  const since = new Date(text)
-  if (Number.isNaN(since.getTime()) || since.getTime() > Date.now())
-    throw invalidField('since', 'must be an ISO 8601 date-time with a time zone, not in the future')
-  return since
-}
 
 export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/api/v1' })
   .use(auth)
