@@ -30,6 +30,10 @@ const Env = t.Object({
   /** Set: search answers from Typesense at this URL (e.g. http://localhost:8108), kept in step by events. */
   TYPESENSE_URL: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),
   TYPESENSE_API_KEY: t.Optional(t.String({ minLength: 1 })),
+  /** A Typesense key whose only action is `documents:search`: the parent of the scoped keys the service mints. */
+  TYPESENSE_SEARCH_API_KEY: t.Optional(t.String({ minLength: 1 })),
+  /** Typesense's address as browsers reach it, when it differs from TYPESENSE_URL (given out with scoped keys). */
+  TYPESENSE_PUBLIC_URL: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),
   /** Seconds to wait before each retry of a failed webhook delivery (then it is failed); jittered ±10 %. */
   WEBHOOK_RETRY_SCHEDULE: t.String({
     pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?){0,19}$',

@@ -17,6 +17,24 @@ const Repeatable = <T extends ReturnType<typeof t.String>>(item: T, description:
     t.Array(item, { maxItems: 20, description: `${description}; repeat the parameter for several (at most 20)` }),
   )
 
+/** The catalog filters, shared by search (query parameters) and scoped search keys (a JSON body). */
+const SearchFilters = {
+  exclude_allergens: t.Optional(
+    t.Array(Enum(ALLERGENS, { 'x-field': 'exclude_allergens' }), {
+      maxItems: 20,
+      description: 'drop products whose contains_allergens has any of these (repeatable)',
+    }),
+  ),
+  certifications: Repeatable(
+    Slug('certification', 'certifications'),
+    'required certifications: drop products lacking any of these',
+  ),
+  exclude_substances: Repeatable(
+    Slug('substance', 'exclude_substances'),
+    'drop products with a confident (>= 0.8) match of any of these substances; weaker matches stay and are listed in substance_flags. E-number ids (`e250`) or their name ids (`sodium-nitrite`)',
+  ),
+}
+
 export const SearchQuery = t.Object({
   q: Chars(255, { minLength: 1, description: 'the search text, 1-255 characters, web-search syntax' }),
   type: t.Optional(
@@ -32,20 +50,7 @@ export const SearchQuery = t.Object({
       description: 'maximum rows, default 20; values above 100 are capped at 100',
     }),
   ),
-  exclude_allergens: t.Optional(
-    t.Array(Enum(ALLERGENS, { 'x-field': 'exclude_allergens' }), {
-      maxItems: 20,
-      description: 'drop products whose contains_allergens has any of these (repeatable)',
-    }),
-  ),
-  certifications: Repeatable(
-    Slug('certification', 'certifications'),
-    'required certifications: drop products lacking any of these',
-  ),
-  exclude_substances: Repeatable(
-    Slug('substance', 'exclude_substances'),
-    'drop products with a confident (>= 0.8) match of any of these substances; weaker matches stay and are listed in substance_flags. E-number ids (`e250`) or their name ids (`sodium-nitrite`)',
-  ),
+  ...SearchFilters,
 })
 
 const Substance = t.Object({ slug: t.String(), span: t.String(), confidence: t.Number() })
@@ -84,4 +89,48 @@ export const SearchResponse = t.Object({
   query: t.String({ description: 'the query text as sent' }),
   total_count: t.Integer({ description: 'the number of rows returned (not of the corpus)' }),
   results: t.Array(SearchRow),
+})
+
+const COLLECTION_NAMES = COLLECTIONS.map((c) => `${c}s`)
+
+export const SearchKeyRequest = t.Object(
+  {
+    type: t.Optional(
+      t.Array(Enum(COLLECTIONS, { 'x-field': 'type' }), {
+        minItems: 1,
+        maxItems: 3,
+        uniqueItems: true,
+        description: 'the collections to mint keys for; omitted: all three',
+      }),
+    ),
+    ...SearchFilters,
+    expires_in: t.Optional(
+      t.Integer({
+        minimum: 60,
+        maximum: 86_400,
+        default: 3600,
+        description: 'seconds until the keys expire (60 to 86400, default 3600)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const SearchKeys = t.Object({
+  url: t.String({ description: "Typesense's address for browsers (TYPESENSE_PUBLIC_URL, else TYPESENSE_URL)" }),
+  expires_at: t.String({ format: 'date-time' }),
+  keys: t.Array(
+    t.Object({
+      type: Enum(COLLECTIONS),
+      collection: Enum(COLLECTION_NAMES, { description: 'the Typesense collection the key is for' }),
+      key: t.String({ description: 'the scoped search-only key: use it only on this collection' }),
+      parameters: t.Object(
+        {
+          filter_by: t.Optional(t.String()),
+          expires_at: t.Integer({ description: 'Unix seconds' }),
+        },
+        { description: 'the search parameters embedded in the key (Typesense enforces them)' },
+      ),
+    }),
+  ),
 })

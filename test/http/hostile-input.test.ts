@@ -125,6 +125,12 @@ const BASE: Record<string, unknown> = {
     { date: '2025-01-01', impressions: 1, clicks: 1, spend: '1', source: 'api' },
   ],
   'post /advertising/api/v1/revenue-share/calculate': { period: '2031-01', platform_fee_rate: '0.2' },
+  'post /catalog/api/v1/search-keys': {
+    type: ['product'],
+    exclude_allergens: ['milk'],
+    certifications: ['organic'],
+    expires_in: 600,
+  },
   'patch /advertising/api/v1/revenue-share/{organization_id}/{share_id}': {
     status: 'PAID',
     payment_transfer_id: 'tr_1',

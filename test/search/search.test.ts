@@ -284,3 +284,14 @@ describe('catalog search: bounds', () => {
     ])
   })
 })
+
+describe('scoped search keys without Typesense', () => {
+  test('PostgreSQL mode has no Typesense keys to mint: 404 saying what to configure; non-managers 403', async () => {
+    const res = await post('/catalog/api/v1/search-keys', {}, org.key)
+    expect(res.status).toBe(404)
+    expect(res.json).toMatchObject({ code: 'not_found' })
+    expect(res.json.detail).toContain('TYPESENSE_SEARCH_API_KEY')
+    const readonly = await createKey(org, 'readonly')
+    expect((await post('/catalog/api/v1/search-keys', {}, readonly)).status).toBe(403)
+  })
+})

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
 import pg from 'pg'
+import { Client } from 'typesense'
 import { SEARCH_FIELDS } from '../../src/catalog/fields'
+import { parseId } from '../../src/shared/ids'
 import { ADMIN, eventually, PRODUCT_ROW_KEYS, uniqueGtin } from '../support/fixtures'
 import { ownDatabase } from '../support/own-database'
 import { run, startServer } from '../support/process'
@@ -10,12 +13,15 @@ import { type Recorded, startTypesenseFake } from '../support/typesense-fake'
 // Typesense's documented API. The service runs in its own processes on a database of its own, so
 // its event consumers (registered only in Typesense mode) see every event of this file.
 const KEY = 'typesense-test-key'
+const SEARCH_KEY = 'search-only-parent-key-0123'
 const fake = await startTypesenseFake(KEY)
 const database = ownDatabase('typesense')
 const env = {
   DATABASE_URL: database.url,
   TYPESENSE_URL: fake.url,
   TYPESENSE_API_KEY: KEY,
+  TYPESENSE_SEARCH_API_KEY: SEARCH_KEY,
+  TYPESENSE_PUBLIC_URL: 'https://search.example.test',
   ADMIN_TOKEN: ADMIN['x-admin-token'],
   SEARCH_ANONYMOUS_PER_MINUTE: '100000',
   LOG_LEVEL: 'warn',
@@ -23,6 +29,7 @@ const env = {
 const servers: Awaited<ReturnType<typeof startServer>>[] = []
 let api = ''
 let orgKey = ''
+let orgId = ''
 const gtins: Record<string, string> = {}
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -77,6 +84,7 @@ beforeAll(async () => {
   )
   expect(created.status).toBe(201)
   orgKey = created.json.api_key.key
+  orgId = created.json.organization.id
   for (const { key, ...body } of SEED) {
     const gtin = uniqueGtin()
     const res = await call('POST', '/products/api/v1/products', { gtin, ...body }, { 'x-api-key': orgKey })
@@ -251,4 +259,74 @@ describe('Typesense mode: full reindex', () => {
     expect(sizes).toEqual([500, 500, 40])
     expect(docsOf('products').size).toBe(1040)
   }, 60_000)
+})
+
+describe('Typesense mode: scoped search keys', () => {
+  const mint = (body: unknown, key = orgKey) => call('POST', '/catalog/api/v1/search-keys', body, { 'x-api-key': key })
+
+  test("one key per collection, equal to the official client's generateScopedSearchKey, embedding filters and expiry", async () => {
+    const from = Math.floor(Date.now() / 1000) + 600
+    const res = await mint({ exclude_allergens: ['milk', 'nuts'], certifications: ['organic'], expires_in: 600 })
+    const to = Math.floor(Date.now() / 1000) + 600
+    expect(res.status).toBe(201)
+    expect(res.json.url).toBe('https://search.example.test')
+    const keys = res.json.keys as { type: string; collection: string; key: string; parameters: any }[]
+    expect(keys.map((k) => [k.type, k.collection])).toEqual([
+      ['product', 'products'],
+      ['brand', 'brands'],
+      ['retailer', 'retailers'],
+    ])
+    const expiresAt = keys[0]!.parameters.expires_at
+    expect(expiresAt).toBeGreaterThanOrEqual(from)
+    expect(expiresAt).toBeLessThanOrEqual(to)
+    expect(res.json.expires_at).toBe(new Date(expiresAt * 1000).toISOString())
+    expect(keys[0]!.parameters).toEqual({
+      filter_by: 'contains_allergens:!=[`milk`,`nuts`] && certifications:=[`organic`]',
+      expires_at: expiresAt,
+    })
+    expect(keys[1]!.parameters).toEqual({ expires_at: expiresAt })
+    expect(keys[2]!.parameters).toEqual({
+      filter_by: `is_active:=true && (is_canonical:=true || organization_id:=\`${parseId(orgId)}\`)`,
+      expires_at: expiresAt,
+    })
+
+    const official = new Client({ nodes: [{ url: fake.url }], apiKey: 'not-used-for-signing' })
+    for (const k of keys) expect(k.key).toBe(official.keys().generateScopedSearchKey(SEARCH_KEY, k.parameters))
+    // and the documented scheme, checked independently: base64(HMAC-SHA256 base64 + parent prefix + JSON)
+    const json = JSON.stringify(keys[0]!.parameters)
+    const digest = createHmac('sha256', SEARCH_KEY).update(json).digest('base64')
+    expect(Buffer.from(keys[0]!.key, 'base64').toString()).toBe(`${digest}${SEARCH_KEY.slice(0, 4)}${json}`)
+
+    const some = await mint({ type: ['brand'] })
+    expect(some.status).toBe(201)
+    expect(some.json.keys.map((k: { type: string }) => k.type)).toEqual(['brand'])
+    expect(some.json.keys[0].parameters.expires_at - Math.floor(Date.now() / 1000)).toBeGreaterThan(3590)
+  })
+
+  test('refused to non-manager keys; bad bodies are 422', async () => {
+    for (const role of ['editor', 'readonly']) {
+      const created = await call(
+        'POST',
+        `/account/api/v1/organizations/${orgId}/api-keys`,
+        { name: `${role} key`, role },
+        { 'x-api-key': orgKey },
+      )
+      expect(created.status).toBe(200)
+      const refused = await mint({}, created.json.key)
+      expect(refused.status).toBe(403)
+      expect(refused.json.code).toBe('forbidden')
+    }
+    expect((await mint({})).status).toBe(201)
+    for (const body of [
+      { expires_in: 30 },
+      { expires_in: 86_401 },
+      { exclude_allergens: ['chocolate'] },
+      { type: ['product', 'product'] },
+      { type: [] },
+      { filter_by: 'id:*' },
+    ]) {
+      const res = await mint(body)
+      expect(res.status, JSON.stringify(body)).toBe(422)
+    }
+  })
 })
