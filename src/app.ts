@@ -4,6 +4,7 @@ import { campaignRoutes } from './advertising/campaign-routes'
 import { revenueShareRoutes } from './advertising/share-routes'
 import { barcodeRoutes } from './barcodes/routes'
 import { catalogRoutes } from './catalog/routes'
+import { demoRoutes } from './demo/routes'
 import { healthRoutes } from './health/routes'
 import { edge } from './http/edge'
 import { exactPaths } from './http/exact-paths'
@@ -40,6 +41,7 @@ export function createApp() {
     .use(resolverRoutes)
     .use(campaignRoutes)
     .use(revenueShareRoutes)
+    .use(demoRoutes)
   self = app
   return app
 }

@@ -282,7 +282,7 @@ export function substanceSlug(slug: string): string | null {
   return SLUGS.get(slug.toLowerCase()) ?? null
 }
 
-const CERTIFICATION_SLUGS = new Set([...CERTIFICATIONS.map((c) => c.slug), 'eu-organic'])
+export const CERTIFICATION_SLUGS = new Set([...CERTIFICATIONS.map((c) => c.slug), 'eu-organic'])
 
 /**
  * Certification slugs of label tags as feeds give them (`en:fair-trade`, `en:fr-bio-01`,
