@@ -17,7 +17,7 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
     async ({ body }) => {
       const { gtin, ...options } = body
       const file = await renderOffThread(gtin, withDefaults(options))
-      return new Response(file.bytes as BodyInit, {
+      return new Response(file.bytes as ConstructorParameters<typeof Response>[0], {
         headers: { 'content-type': file.contentType, 'content-disposition': `inline; filename="${file.fileName}"` },
       })
     },

@@ -1,3 +1,4 @@
+/// <reference path="../shared/digital-link-toolkit.d.ts" />
 import { webVoc } from 'digital-link.js'
 import { iso31662 } from 'iso-3166'
 

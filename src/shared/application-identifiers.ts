@@ -1,3 +1,4 @@
+/// <reference path="./digital-link-toolkit.d.ts" />
 import GS1DigitalLinkToolkit from 'digital-link.js/lib/GS1DigitalLinkCompressionPrototype/GS1DigitalLinkToolkit.js'
 import { hasValidCheckDigit } from './gs1'
 

@@ -2,14 +2,19 @@ import { Type } from '@sinclair/typebox'
 import { type TSchema, t } from 'elysia'
 import { QueryInteger } from './schema-types'
 
+// Optional (with their defaults) so the typed client and the OpenAPI document need neither.
 export const PageQuery = t.Object({
-  page: QueryInteger('page', {
-    minimum: 1,
-    maximum: 2_147_483_647,
-    default: 1,
-    description: 'page number, from 1 (past the last page, data is empty)',
-  }),
-  page_size: QueryInteger('page_size', { minimum: 1, maximum: 100, default: 25, description: 'items per page, 1-100' }),
+  page: t.Optional(
+    QueryInteger('page', {
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 1,
+      description: 'page number, from 1 (past the last page, data is empty)',
+    }),
+  ),
+  page_size: t.Optional(
+    QueryInteger('page_size', { minimum: 1, maximum: 100, default: 25, description: 'items per page, 1-100' }),
+  ),
 })
 export type PageQuery = typeof PageQuery.static
 
@@ -33,7 +38,7 @@ export type PageOf<T> = { data: T[]; pagination: typeof Pagination.static }
  * `total_count` on each row; only a page past the end needs the separate `count`.
  */
 export async function paginate<R extends { total_count: number | string }, T>(
-  { page, page_size }: PageQuery,
+  { page = 1, page_size = 25 }: PageQuery,
   rows: (limit: number, offset: number) => Promise<R[]>,
   count: () => Promise<number>,
   toResource: (row: R) => T,
