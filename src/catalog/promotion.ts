@@ -1,6 +1,7 @@
-import { asc, eq, inArray } from 'drizzle-orm'
+import { asc, getTableColumns, inArray, sql } from 'drizzle-orm'
+import { toSnakeCase } from 'drizzle-orm/casing'
 import { products } from '../db/schema'
-import { type Executor, inTransaction } from '../db/tx'
+import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import { notFound } from '../shared/errors'
 import { brandKey, brandsFor } from './brands'
@@ -37,6 +38,28 @@ export async function promoteProduct(ex: Executor, productId: string) {
 }
 
 type Decided = { row: ProductWithBrand; winners: Map<string, Winner> }
+
+/** A product column's name in the database (the schema's keys are camelCase; the tables snake_case). */
+const COLUMN_NAMES = new Map(Object.keys(getTableColumns(products)).map((k) => [k, toSnakeCase(k)]))
+
+/**
+ * Writes many products' new values in one statement per set of changed columns (a chunk's
+ * products usually share one): the rows travel as JSON and `jsonb_populate_recordset` types them
+ * by the table's own columns. Each update is `{id, <column key>: value, …}`.
+ */
+async function updateProducts(tx: Tx, updates: Record<string, unknown>[]) {
+  const groups = Map.groupBy(updates, (u) => Object.keys(u).sort().join(','))
+  for (const [signature, rows] of groups) {
+    const names = signature.split(',').map((k) => COLUMN_NAMES.get(k)!)
+    const json = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [COLUMN_NAMES.get(k)!, v])))
+    const sets = sql.join(
+      names.filter((n) => n !== 'id').map((n) => sql`${sql.identifier(n)} = r.${sql.identifier(n)}`),
+      sql`, `,
+    )
+    await tx.execute(sql`update products p set ${sets}
+      from jsonb_populate_recordset(null::products, ${JSON.stringify(json)}::jsonb) r where p.id = r.id`)
+  }
+}
 
 /** The column changes the winners make to a product (the brand is resolved by the caller). */
 function changesOf({ row, winners }: Decided) {
@@ -90,7 +113,8 @@ export function promoteProducts(ex: Executor, productIds: string[], created: Rea
           : []
       }),
     )
-    const changed: string[] = []
+    const updates: Record<string, unknown>[] = []
+    const modified = new Date()
     for (const d of decided) {
       const { product } = d.row
       const changes = changesOf(d)
@@ -105,12 +129,10 @@ export function promoteProducts(ex: Executor, productIds: string[], created: Rea
         JSON.stringify(summary.fieldConfidence) === JSON.stringify(product.fieldConfidence)
       )
         continue
-      await tx
-        .update(products)
-        .set({ ...changes, ...summary, modified: new Date() })
-        .where(eq(products.id, product.id))
-      changed.push(product.id)
+      updates.push({ id: product.id, ...changes, ...summary, modified })
     }
+    await updateProducts(tx, updates)
+    const changed = updates.map((u) => u.id as string)
     if (changed.length === 0) return changed
     const after = await selectProducts(tx).where(inArray(products.id, changed))
     await emit(
