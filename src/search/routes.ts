@@ -18,6 +18,15 @@ const ANONYMOUS = {
   what: 'anonymous searches',
 }
 
+type FilterInput = { exclude_allergens?: string[]; certifications?: string[]; exclude_substances?: string[] }
+
+/** The catalog filters of a search or a scoped key, substance aliases resolved to their slugs. */
+const filtersOf = (input: FilterInput) => ({
+  excludeAllergens: input.exclude_allergens ?? [],
+  certifications: input.certifications ?? [],
+  excludeSubstances: (input.exclude_substances ?? []).map((s) => substanceSlug(s) ?? s),
+})
+
 export const searchRoutes = new Elysia({ name: 'search', prefix: '/catalog/api/v1' })
   .use(auth)
   .get(
@@ -32,9 +41,7 @@ export const searchRoutes = new Elysia({ name: 'search', prefix: '/catalog/api/v
         q: query.q,
         types: query.type?.length ? [...new Set(query.type)] : [...COLLECTIONS],
         limit: Math.min(query.limit ?? 20, 100),
-        excludeAllergens: query.exclude_allergens ?? [],
-        certifications: query.certifications ?? [],
-        excludeSubstances: (query.exclude_substances ?? []).map((s) => substanceSlug(s) ?? s),
+        ...filtersOf(query),
         organizationId: caller?.organizationId ?? null,
       })
       return { query: query.q, total_count: results.length, results }
@@ -63,9 +70,7 @@ export const searchRoutes = new Elysia({ name: 'search', prefix: '/catalog/api/v
         201,
         mintSearchKeys(apiKey.organizationId, {
           types: body.type ?? [...COLLECTIONS],
-          excludeAllergens: body.exclude_allergens ?? [],
-          certifications: body.certifications ?? [],
-          excludeSubstances: (body.exclude_substances ?? []).map((s) => substanceSlug(s) ?? s),
+          ...filtersOf(body),
           expiresIn: body.expires_in ?? 3600,
         }),
       ),
