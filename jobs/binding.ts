@@ -8,12 +8,18 @@ export type Binding = {
   work?: WorkOptions
   /** a cron expression: the queue also gets a job on this schedule */
   schedule?: string
+  /**
+   * Keyed schedules from configuration: each becomes a pg-boss schedule of the queue, and the
+   * queue's keyed schedules no longer listed are removed, so the configuration is the whole truth.
+   */
+  schedules?: () => Promise<{ key: string; cron: string; tz: string; data: object }[]>
   handle: (jobs: any[]) => Promise<unknown>
 }
 
 /** Starts a worker; a failing job is logged with its queue and id, then retried by pg-boss. */
-export async function bind(boss: PgBoss, { queue, work = {}, handle, schedule }: Binding) {
+export async function bind(boss: PgBoss, { queue, work = {}, handle, schedule, schedules }: Binding) {
   if (schedule) await boss.schedule(queue.name, schedule)
+  if (schedules) await syncSchedules(boss, queue.name, await schedules())
   return boss.work(queue.name, work, async (jobs: { id: string }[]) => {
     try {
       return await handle(jobs)
@@ -42,4 +48,20 @@ export async function failingOnLastAttempt(
     if (job.retryCount >= limit) await fail(`${what} failed after ${limit} retries: ${(err as Error).message}`)
     throw err
   }
+}
+
+/** Makes a queue's keyed schedules exactly `wanted` (a bad cron or zone throws, naming the key). */
+async function syncSchedules(
+  boss: PgBoss,
+  name: string,
+  wanted: Awaited<ReturnType<NonNullable<Binding['schedules']>>>,
+) {
+  for (const { key, cron, tz, data } of wanted)
+    await boss.schedule(name, cron, data, { key, tz }).catch((err: Error) => {
+      throw new Error(`schedule ${key}: ${err.message}`)
+    })
+  const keys = new Set(wanted.map((w) => w.key))
+  for (const existing of await boss.getSchedules(name))
+    if (existing.key && !keys.has(existing.key)) await boss.unschedule(name, existing.key)
+  logger.info({ queue: name, schedules: [...keys] }, 'schedules synced')
 }

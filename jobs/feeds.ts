@@ -3,8 +3,10 @@ import { config } from '../src/config'
 import { db } from '../src/db/client'
 import { transaction } from '../src/db/tx'
 import { writeChunk } from '../src/ingestion/chunks'
-import { chunkQueue, importQueue } from '../src/ingestion/queues'
+import { chunkQueue, importQueue, scheduledImportQueue } from '../src/ingestion/queues'
 import { failRun } from '../src/ingestion/runs'
+import { startScheduledImport } from '../src/ingestion/scheduled'
+import { feedSchedules, type ScheduledImport } from '../src/ingestion/schedules'
 import { splitRun } from '../src/ingestion/split'
 import { type Binding, failingOnLastAttempt } from './binding'
 
@@ -27,5 +29,14 @@ export const feedsChunk: Binding = {
       await failingOnLastAttempt(job, chunkQueue, failRunOf(job), `chunk ${job.data.chunk}`, () =>
         transaction((tx) => writeChunk(tx, job.data.runId, job.data.chunk)),
       )
+  },
+}
+
+export const feedsScheduled: Binding = {
+  queue: scheduledImportQueue,
+  schedules: feedSchedules,
+  work: { pollingIntervalSeconds: 2 },
+  handle: async (jobs: Job<ScheduledImport>[]) => {
+    for (const job of jobs) await startScheduledImport(job.data)
   },
 }

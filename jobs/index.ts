@@ -5,7 +5,7 @@ import { barcodeBatch, barcodeExpire } from './barcode-batch'
 import { type Binding, bind } from './binding'
 import { catalogPromote, catalogVerify } from './catalog-promote'
 import { consumerBindings, eventsDispatch } from './events'
-import { feedsChunk, feedsImport } from './feeds'
+import { feedsChunk, feedsImport, feedsScheduled } from './feeds'
 import '../src/resolver/index-events' // the resolver index consumer is bound with the other consumers
 import { searchIndex } from './search-index'
 import { startStream } from './stream'
@@ -24,6 +24,7 @@ const bindings = (): Binding[] => [
   searchIndex,
   feedsImport,
   feedsChunk,
+  feedsScheduled,
   performanceImport,
   revenueShares,
   ...consumerBindings(),

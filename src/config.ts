@@ -59,6 +59,13 @@ const Env = t.Object({
   DB_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: 16 }),
   /** Server-side feed files a run may name by path live under this folder (default DATA_DIR/feeds). */
   FEED_DIR: t.Optional(t.String({ minLength: 1 })),
+  /** A JSON file of scheduled imports (cron + path or URL), synced to pg-boss schedules when a worker starts. */
+  FEED_SCHEDULE_FILE: t.Optional(t.String({ minLength: 1 })),
+  /** Longest a scheduled feed download may take, and its largest size. */
+  FEED_DOWNLOAD_TIMEOUT_SECONDS: t.Number({ minimum: 1, maximum: 24 * 3600, default: 3600 }),
+  FEED_DOWNLOAD_MAX_MB: t.Integer({ minimum: 1, maximum: 1_048_576, default: 51_200 }),
+  /** Seconds between pg-boss's passes over the schedules (a due job is sent within about this long). */
+  SCHEDULE_INTERVAL_SECONDS: t.Integer({ minimum: 1, maximum: 45, default: 30 }),
   /** Records per feed chunk job. */
   FEED_CHUNK_ROWS: t.Integer({ minimum: 10, maximum: 20_000, default: 1000 }),
   /** Chunk jobs one worker process runs at once. */

@@ -1,4 +1,5 @@
 import { PgBoss } from 'pg-boss'
+import { config } from '../config'
 import { logger } from '../shared/logger'
 
 // Bound once by startBoss(); ES module live binding.
@@ -19,6 +20,8 @@ export async function startBoss(url: string, worker: boolean): Promise<PgBoss> {
     // find jobs of dead workers (missed heartbeats) within seconds
     superviseIntervalSeconds: 5,
     monitorIntervalSeconds: 5,
+    cronMonitorIntervalSeconds: config.SCHEDULE_INTERVAL_SECONDS,
+    cronWorkerIntervalSeconds: Math.min(5, config.SCHEDULE_INTERVAL_SECONDS),
   })
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'))
   boss.on('warning', (warning) => logger.warn({ warning }, 'pg-boss warning'))

@@ -1,4 +1,5 @@
 import { defineQueue } from '../db/queues'
+import type { ScheduledImport } from './schedules'
 
 /** Reads a run's file and cuts it into chunks, each sent as a `feeds.chunk` job (resumable). */
 export const importQueue = defineQueue<{ runId: string }>('feeds.import', {
@@ -12,4 +13,10 @@ export const chunkQueue = defineQueue<{ runId: string; chunk: number }>('feeds.c
   retryLimit: 10,
   retryBackoff: true,
   heartbeatSeconds: 10,
+})
+
+/** One firing of a scheduled import (FEED_SCHEDULE_FILE): the entry is the job's data. */
+export const scheduledImportQueue = defineQueue<ScheduledImport>('feeds.scheduled', {
+  retryLimit: 2,
+  retryBackoff: true,
 })

@@ -37,6 +37,10 @@ export type RunInput = {
   /** a server path (CLI: any readable file; HTTP: inside FEED_DIR) */
   path?: string
   upload?: { name: string; content: Buffer }
+  /** the name the run shows (default: the upload's name or the path) */
+  file?: string
+  /** the path is a download of this run's own: removed once the file is read */
+  downloaded?: boolean
   retailerId?: string | null
   full?: boolean
   mapping?: ColumnMapping
@@ -72,11 +76,11 @@ export async function createRun(ex: Executor, organizationId: string | null, inp
         organizationId,
         source: input.source,
         format: format!,
-        file: input.upload?.name ?? input.path!,
+        file: input.file ?? input.upload?.name ?? input.path!,
         path: input.upload ? null : input.path!,
         retailerId: input.retailerId ?? null,
         full: input.full ?? false,
-        options: input.mapping ? { mapping: input.mapping } : {},
+        options: { ...(input.mapping && { mapping: input.mapping }), ...(input.downloaded && { downloaded: true }) },
       })
       .returning()
     if (input.upload) await tx.insert(feedUploads).values({ runId: run!.id, content: input.upload.content })

@@ -5,11 +5,11 @@ import { Id, ShortId } from '../shared/ids'
 import { PageQuery } from '../shared/pagination'
 import { Bytes, Chars, Enum } from '../shared/schema-types'
 
-const Source = Enum(FEED_SOURCES, {
+export const Source = Enum(FEED_SOURCES, {
   description: 'off (Open Food Facts), usda (FoodData Central Branded Foods) or affiliate (a merchant feed)',
 })
-const Format = Enum(FEED_FORMATS, { description: 'detected from the file when omitted' })
-const Mapping = t.Object(
+export const Format = Enum(FEED_FORMATS, { description: 'detected from the file when omitted' })
+export const Mapping = t.Object(
   Object.fromEntries(MERCHANT_ATTRIBUTES.map((a) => [a, t.Optional(Chars(255, { minLength: 1 }))])),
   {
     additionalProperties: false,

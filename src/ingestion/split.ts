@@ -29,7 +29,8 @@ export function readFailure(err: unknown): string {
  * The `feeds.import` job: streams the run's file through its adapter and stores it as chunks of
  * FEED_CHUNK_ROWS rows, each its own `feeds.chunk` job. Chunk boundaries depend only on the file,
  * so a restarted split skips the chunks it stored before and resumes. A file that cannot be read
- * to its end fails the run with the reason; chunks stored before stay and are written.
+ * to its end fails the run with the reason; chunks stored before stay and are written. A file the
+ * run downloaded itself (a scheduled URL) is removed once read.
  */
 export async function splitRun(runId: string) {
   const [run] = await db.select().from(feedRuns).where(eq(feedRuns.id, runId))
@@ -51,6 +52,8 @@ export async function splitRun(runId: string) {
     await Bun.write(scratch, upload.content)
     path = scratch
   }
+  // a scheduled run's download is read once: its rows now live in the chunks
+  const removeDownload = () => (run.options.downloaded ? rm(path, { force: true }) : Promise.resolve())
   try {
     const size = await feedSize(path).catch(() => null)
     await db.update(feedRuns).set({ bytesTotal: size }).where(eq(feedRuns.id, runId))
@@ -77,6 +80,7 @@ export async function splitRun(runId: string) {
         await transaction(async (tx) => {
           await failRun(tx, runId, readFailure(err))
         })
+        await removeDownload()
         return
       }
       if (next.done) break
@@ -91,6 +95,7 @@ export async function splitRun(runId: string) {
         .where(eq(feedRuns.id, runId))
       await finishIfComplete(tx, runId)
     })
+    await removeDownload()
   } finally {
     if (scratch) await rm(scratch, { force: true })
   }

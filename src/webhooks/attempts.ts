@@ -6,12 +6,12 @@ import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '..
 import { type Tx, transaction } from '../db/tx'
 import { emit } from '../events/outbox'
 import { eventBody } from '../events/types'
+import { type TargetPolicy, targetPolicy } from '../shared/outbound'
 import { deliverQueue } from './deliveries'
 import { type EndpointRow, toEndpointResource } from './endpoints'
 import { nextRetryDelayMs } from './retry-schedule'
 import { type PostResult, postToTarget } from './sender'
 import { signatureHeader } from './signature'
-import { type TargetPolicy, targetPolicy } from './target-url'
 
 export type AttemptOptions = { now?: () => Date; policy?: TargetPolicy }
 

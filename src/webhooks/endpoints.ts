@@ -8,10 +8,11 @@ import { notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { maskSecret } from '../shared/mask'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
+import { type TargetPolicy, targetPolicy } from '../shared/outbound'
 import { type PageQuery, paginate } from '../shared/pagination'
 import { cancelDeliveries, createDeliveries, liveEndpoint, liveEndpointWhere, resumeDeliveries } from './deliveries'
 import { newSigningSecret } from './secrets'
-import { checkTargetUrl, type TargetPolicy, targetPolicy } from './target-url'
+import { checkTargetUrl } from './target-url'
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect
 

@@ -1,5 +1,4 @@
-import { checkServerIdentity, type PeerCertificate } from 'node:tls'
-import { resolveTarget, type TargetPolicy, TargetRefused } from './target-url'
+import { fetchPinned, type TargetPolicy, TargetRefused } from '../shared/outbound'
 
 export type PostResult = {
   /** HTTP status, or null when no response came (refused target, timeout, connection error). */
@@ -19,9 +18,8 @@ export function parseRetryAfter(value: string | null, now: Date): number | null 
 }
 
 /**
- * POSTs a body to a target at the address `resolveTarget` vetted: the URL's host is replaced by
- * that address, and the name goes in the Host header and, for HTTPS, in SNI and the certificate
- * check. Redirects are not followed (a 3xx is a failed attempt); the response body is discarded.
+ * POSTs a body to a target at the address its checks vetted (`fetchPinned`). Redirects are not
+ * followed (a 3xx is a failed attempt); the response body is discarded.
  */
 export async function postToTarget(
   target: string,
@@ -34,24 +32,11 @@ export async function postToTarget(
   const elapsed = () => Math.round(performance.now() - started)
   const url = new URL(target)
   try {
-    const { address, family } = await resolveTarget(url, policy)
-    const pinned = new URL(url)
-    pinned.hostname = family === 6 ? `[${address}]` : address
-    const named = pinned.hostname !== url.hostname
-    const response = await fetch(pinned, {
-      method: 'POST',
-      body,
-      headers: named ? { ...headers, host: url.host } : headers,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-      tls:
-        named && url.protocol === 'https:'
-          ? {
-              serverName: url.hostname,
-              checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(url.hostname, cert),
-            }
-          : undefined,
-    })
+    const response = await fetchPinned(
+      url,
+      { method: 'POST', body, headers, signal: AbortSignal.timeout(timeoutMs) },
+      policy,
+    )
     await response.body?.cancel().catch(() => {})
     const retryAfter =
       response.status === 429 || response.status === 503
