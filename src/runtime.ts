@@ -1,5 +1,6 @@
 import type { PgBoss } from 'pg-boss'
 import { keyCache, listenForRevocations } from './accounts/key-cache'
+import { reportCache } from './advertising/report-cache'
 import type { Config } from './config'
 import { startBoss, stopBoss } from './db/boss'
 import { closeDb, connectDb, type Db } from './db/client'
@@ -45,6 +46,7 @@ export async function startBackground(config: Config, url: string, jobs: JobRunn
   keyCache.configure(config.KEY_CACHE_TTL)
   await listenForRevocations()
   await ruleIndex.listen()
+  await reportCache.listen()
   listener.start(url)
   const boss = await startBoss(url, withWorkers)
   await jobs.createQueues()

@@ -8,7 +8,7 @@ import { Bytes } from '../shared/schema-types'
 import { createCampaign, getCampaign, updateCampaign } from './campaigns'
 import { createImport, getImport } from './imports'
 import { recordPerformance } from './performance'
-import { campaignList, campaignSummary } from './reports'
+import { campaignListResponse, campaignSummaryResponse } from './reports'
 import {
   Campaign,
   CampaignCreate,
@@ -141,7 +141,7 @@ export const campaignRoutes = new Elysia({ name: 'campaigns', prefix: '/advertis
   )
   .get(
     '/reporting/campaigns/:campaign_id/summary',
-    ({ apiKey, params }) => campaignSummary(apiKey.organizationId, params.campaign_id),
+    ({ apiKey, params }) => campaignSummaryResponse(apiKey.organizationId, params.campaign_id),
     {
       auth: { role: 'readonly' },
       params: CampaignParams,
@@ -153,14 +153,18 @@ export const campaignRoutes = new Elysia({ name: 'campaigns', prefix: '/advertis
       },
     },
   )
-  .get('/reporting/organizations/:organization_id/campaigns', ({ params }) => campaignList(params.organization_id), {
-    auth: { role: 'readonly', org: 'organization_id' },
-    params: OrganizationParams,
-    response: { 200: CampaignList, ...errorResponses },
-    detail: {
-      tags,
-      summary: 'List campaigns with performance summary (spec #9)',
-      description:
-        'Every campaign of the organization, oldest first, with lifetime impressions, clicks, spend and ctr (as in the summary). Not paginated.',
+  .get(
+    '/reporting/organizations/:organization_id/campaigns',
+    ({ params }) => campaignListResponse(params.organization_id),
+    {
+      auth: { role: 'readonly', org: 'organization_id' },
+      params: OrganizationParams,
+      response: { 200: CampaignList, ...errorResponses },
+      detail: {
+        tags,
+        summary: 'List campaigns with performance summary (spec #9)',
+        description:
+          'Every campaign of the organization, oldest first, with lifetime impressions, clicks, spend and ctr (as in the summary). Not paginated.',
+      },
     },
-  })
+  )

@@ -5,6 +5,7 @@ import { decimalString } from '../shared/decimal'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
+import { reportsChanged } from './report-cache'
 
 type CampaignRow = typeof campaigns.$inferSelect
 
@@ -104,6 +105,7 @@ export function createCampaign(
         metadata: mergeMetadata({}, input.metadata),
       })
       .returning()
+    await reportsChanged(tx, organizationId)
     return toCampaignResource(row!)
   })
 }
@@ -166,6 +168,7 @@ export function updateCampaign(ex: Executor, organizationId: string, id: string,
       })
       .where(eq(campaigns.id, id))
       .returning()
+    await reportsChanged(tx, organizationId)
     return toCampaignResource(updated!)
   })
 }

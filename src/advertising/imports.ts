@@ -8,6 +8,7 @@ import { toShortId } from '../shared/ids'
 import { checkUpload, type ImportFormat, type ParsedRow, parseImport, uploadText } from './import-file'
 import { lockCampaigns, upsertPerformance } from './performance'
 import { performanceImportQueue } from './queues'
+import { reportsChanged } from './report-cache'
 
 type ImportRow = typeof performanceImports.$inferSelect
 const SAMPLE = 20
@@ -99,6 +100,7 @@ async function writeChunk(importRow: ImportRow, chunk: ParsedRow[], index: numbe
       else rows.push(r.value)
     }
     const counts = await upsertPerformance(tx, rows)
+    if (counts.created + counts.updated > 0) await reportsChanged(tx, importRow.organizationId)
     // the chunk's figures commit with its rows: a retried job resumes after the last committed chunk
     await tx
       .update(performanceImports)

@@ -5,6 +5,7 @@ import type { Tx } from '../db/tx'
 import { AppError, invalidField } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { findCampaign, isCalendarDate } from './campaigns'
+import { reportsChanged } from './report-cache'
 import { FIGURES, toTotals } from './reports'
 
 /** One day of one campaign from one source. */
@@ -121,6 +122,7 @@ export async function recordPerformance(tx: Tx, organizationId: string, campaign
   const statuses = await lockCampaigns(tx, organizationId, [campaign.id])
   if (statuses.get(campaign.id) === 'archived') throw archivedProblem()
   const counts = await upsertPerformance(tx, rows)
+  if (counts.created + counts.updated > 0) await reportsChanged(tx, organizationId)
   const [totals] = await tx
     .select(FIGURES)
     .from(campaigns)

@@ -5,6 +5,7 @@ import { campaigns, campaignTotals } from '../db/schema'
 import { decimalString } from '../shared/decimal'
 import { notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
+import { reportCache } from './report-cache'
 
 /**
  * A ratio as a decimal string, computed by PostgreSQL in `numeric`: `ratio_half_even` (migration
@@ -62,6 +63,28 @@ const listStatement = () =>
       .orderBy(asc(campaigns.created), asc(campaigns.id))
       .prepare(name),
   )
+
+const json = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
+
+/** Spec #6 as the route answers it: the summary's JSON, from the report cache when it holds it. */
+export async function campaignSummaryResponse(organizationId: string, campaignId: string) {
+  const cached = reportCache.summary(organizationId, campaignId)
+  if (cached !== undefined) return json(cached)
+  const generation = reportCache.generation(organizationId)
+  const body = JSON.stringify(await campaignSummary(organizationId, campaignId))
+  reportCache.storeSummary(organizationId, generation, campaignId, body)
+  return json(body)
+}
+
+/** Spec #9 as the route answers it: the list's JSON, from the report cache when it holds it. */
+export async function campaignListResponse(organizationId: string) {
+  const cached = reportCache.list(organizationId)
+  if (cached !== undefined) return json(cached)
+  const generation = reportCache.generation(organizationId)
+  const body = JSON.stringify(await campaignList(organizationId))
+  reportCache.storeList(organizationId, generation, body)
+  return json(body)
+}
 
 /** Spec #6: a campaign of the caller's organization with its lifetime totals (others are 404). */
 export async function campaignSummary(organizationId: string, campaignId: string) {

@@ -6,10 +6,39 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 /** What services take: the pool, or the caller's transaction. */
 export type Executor = Db | Tx
 
-/** Runs `work` in a new transaction; routes, jobs and the CLI own transactions, services take `Executor`. */
-export const transaction = <T>(work: (tx: Tx) => Promise<T>): Promise<T> => db.transaction(work)
+const commitHooks = new WeakMap<Tx, (() => void)[]>()
+
+/**
+ * Runs `work` in a new transaction; routes, jobs and the CLI own transactions, services take
+ * `Executor`. Functions given to `afterCommit` run once it has committed.
+ */
+export const transaction = <T>(work: (tx: Tx) => Promise<T>): Promise<T> => begin(db, work)
+
+async function begin<T>(on: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  let hooks: (() => void)[] | undefined
+  const result = await on.transaction(async (tx) => {
+    const value = await work(tx)
+    hooks = commitHooks.get(tx)
+    return value
+  })
+  for (const hook of hooks ?? []) hook()
+  return result
+}
 
 /** `work` in the caller's transaction when `ex` is one, else in a new transaction of its own. */
 export function inTransaction<T>(ex: Executor, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return ex instanceof PgTransaction ? work(ex as Tx) : (ex as Db).transaction(work)
+  return ex instanceof PgTransaction ? work(ex as Tx) : begin(ex as Db, work)
+}
+
+/**
+ * Runs `hook` (synchronous, in this process) once the executor's transaction has committed, or at
+ * once for the pool. Only transactions begun by `transaction`/`inTransaction` run their hooks; a
+ * rolled-back transaction never does. For what other processes learn through NOTIFY, so this one
+ * sees its own commit without waiting for its notification to come back.
+ */
+export function afterCommit(ex: Executor, hook: () => void) {
+  if (!(ex instanceof PgTransaction)) return hook()
+  const hooks = commitHooks.get(ex as Tx)
+  if (hooks) hooks.push(hook)
+  else commitHooks.set(ex as Tx, [hook])
 }
