@@ -1,4 +1,5 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { arrayParam } from '../db/params'
 import { productCandidates, products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
@@ -16,9 +17,6 @@ export type SourceRecord = {
   /** null: the product must exist, but the source says nothing of it here (its earlier values stand) */
   fields: Partial<Record<ProductField | 'brand' | 'labels', unknown>> | null
 }
-
-// PostgreSQL takes at most 65,535 parameters a statement; candidate rows carry 6 each.
-const CANDIDATES_PER_STATEMENT = 5_000
 
 /**
  * The write path of feeds: many products in a few statements, in the caller's transaction.
@@ -62,7 +60,6 @@ export async function writeSourceRecords(
             : eq(productCandidates.contributorId, contributorId),
         ),
       )
-  const created = new Date()
   const candidates = stated.flatMap(({ gtin14, fields }) =>
     Object.entries(fields!)
       .filter(([, value]) => value !== undefined && value !== null && value !== '')
@@ -70,14 +67,22 @@ export async function writeSourceRecords(
         productId: ids.get(gtin14)!,
         field,
         value: field === 'brand' || field === 'labels' ? value : normalizeField(field as ProductField, value),
-        source,
-        confidence: SOURCE_CONFIDENCE[source],
-        contributorId,
-        created,
       })),
   )
-  for (let i = 0; i < candidates.length; i += CANDIDATES_PER_STATEMENT)
-    await tx.insert(productCandidates).values(candidates.slice(i, i + CANDIDATES_PER_STATEMENT))
+  // one statement of column arrays: parameters are few, whatever the number of rows
+  if (candidates.length)
+    await tx.execute(sql`insert into product_candidates (product_id, field, value, source, confidence, contributor_id, created)
+      select product_id, field, value::jsonb, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, now()
+      from unnest(${arrayParam(
+        candidates.map((c) => c.productId),
+        'uuid',
+      )}, ${arrayParam(
+        candidates.map((c) => c.field),
+        'text',
+      )}, ${arrayParam(
+        candidates.map((c) => JSON.stringify(c.value)),
+        'text',
+      )}) as c(product_id, field, value)`)
   return { ids, created: new Set(inserted.map((r) => r.id)) }
 }
 
