@@ -15,9 +15,14 @@ type ImportOptions = {
 }
 
 export function feedsCommands(program: Command) {
-  program
-    .command('feeds')
-    .description('feed imports')
+  const feeds = program.command('feeds').description('feed imports')
+  feeds
+    .command('schedules')
+    .description('check a schedule file (default FEED_SCHEDULE_FILE) and print when each import fires next')
+    .option('--file <path>', 'the schedule file')
+    .option('--count <n>', 'firings to show per import', '3')
+    .action(exits(showSchedules))
+  feeds
     .command('import')
     .description('import a feed file through the pg-boss pipeline and print the run counts (exit 1 when it failed)')
     .addOption(
@@ -81,4 +86,35 @@ async function importFeed(values: ImportOptions): Promise<number> {
     }
     return run.status === 'succeeded' ? 0 : 1
   })
+}
+
+/** `feeds schedules`: the file checked as a worker checks it, and each entry's next firings (exit 1 when invalid). */
+async function showSchedules(values: { file?: string; count: string }): Promise<number> {
+  const { config } = await import('../../src/config')
+  const { loadSchedules, nextFirings } = await import('../../src/ingestion/schedules')
+  const file = values.file ?? config.FEED_SCHEDULE_FILE
+  const count = Number(values.count)
+  if (!file) {
+    console.error('no schedule file: pass --file or set FEED_SCHEDULE_FILE')
+    return 2
+  }
+  if (!Number.isInteger(count) || count < 1 || count > 100) {
+    console.error('--count must be a whole number from 1 to 100')
+    return 2
+  }
+  let entries: Awaited<ReturnType<typeof loadSchedules>>
+  try {
+    entries = await loadSchedules(file)
+  } catch (err) {
+    console.error((err as Error).message)
+    return 1
+  }
+  for (const entry of entries) {
+    console.log(
+      `${entry.name}: ${entry.source} from ${entry.url ?? entry.path}, "${entry.cron}" in ${entry.tz ?? 'UTC'}`,
+    )
+    for (const at of nextFirings(entry, count)) console.log(`  ${at.toISOString()}`)
+  }
+  if (entries.length === 0) console.log('no imports scheduled')
+  return 0
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Type as t } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { PgBoss } from 'pg-boss'
 import { config } from '../config'
 import { FEED_FORMATS, FEED_SOURCES } from '../db/schema/feeds'
 import { parseId } from '../shared/ids'
@@ -70,6 +71,12 @@ export async function loadSchedules(path: string): Promise<ScheduledImport[]> {
       problems.push(`${at}: only affiliate feeds take retailer_id and mapping`)
     for (const key of ['retailer_id', 'organization_id'] as const)
       if (entry[key] && !parseId(String(entry[key]))) problems.push(`${at}: ${key} is not a shortuuid or UUID`)
+    if (typeof entry.cron === 'string')
+      try {
+        nextFirings(entry, 1)
+      } catch (err) {
+        problems.push(`${at}: cron ${JSON.stringify(entry.cron)} in ${entry.tz ?? 'UTC'}: ${(err as Error).message}`)
+      }
   })
   if (problems.length) throw new Error(`schedule file ${path}: ${problems.join('; ')}`)
   return entries
@@ -79,4 +86,13 @@ export async function loadSchedules(path: string): Promise<ScheduledImport[]> {
 export async function feedSchedules() {
   const entries = config.FEED_SCHEDULE_FILE ? await loadSchedules(config.FEED_SCHEDULE_FILE) : []
   return entries.map((entry) => ({ key: entry.name, cron: entry.cron, tz: entry.tz ?? 'UTC', data: entry }))
+}
+
+// pg-boss reads expressions the same way without a connection; this instance is never started
+let previewer: PgBoss | undefined
+
+/** The next `count` moments an entry fires, as pg-boss will read its cron and zone (throws when it cannot). */
+export function nextFirings(entry: Pick<ScheduledImport, 'cron' | 'tz'>, count: number, from = new Date()): Date[] {
+  previewer ??= new PgBoss({ connectionString: 'postgres://preview.invalid/none' })
+  return previewer.previewSchedule(entry.cron, { tz: entry.tz ?? 'UTC', count, from })
 }

@@ -1,4 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseId } from '../../src/shared/ids'
 import { createCampaign, createRetailer, rowsPath, sharesPath } from '../advertising/support'
 import { createOrganization, eventsSettled, PRODUCTS, sql, uniqueGtin } from '../support/fixtures'
@@ -12,6 +15,7 @@ const cli = (...args: string[]) =>
 const COMMANDS: Record<string, string[]> = {
   'org create': ['--name', '--owner-email', '--owner-name', '--gs1-prefix', '--json'],
   'barcode batch': ['--input', '--output', '--template', '--type', '--format', '--module-width', '--no-text', '--dpi'],
+  'feeds schedules': ['--file', '--count'],
   'feeds import': ['--source', '--file', '--retailer', '--full', '--format', '--json'],
   'search reindex': [],
   'revenue-share calculate': ['--period', '--rate', '--json'],
@@ -47,6 +51,36 @@ describe('cli: one command library', () => {
     const badPeriod = await cli('revenue-share', 'calculate', '--period', '2031-13')
     expect(badPeriod.code).toBe(2)
     expect(badPeriod.output).toContain('period: must be a month YYYY-MM')
+  })
+})
+
+describe('cli feeds schedules', () => {
+  test('checks the file as a worker would and prints the next firings in UTC; a bad file exits 1 naming the problem', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-schedules-'))
+    const file = join(dir, 'schedules.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        imports: [
+          { name: 'off-nightly', cron: '30 2 * * *', tz: 'America/New_York', source: 'off', path: 'off/a.jsonl' },
+        ],
+      }),
+    )
+    const ok = await cli('feeds', 'schedules', '--file', file, '--count', '2')
+    expect(ok.code).toBe(0)
+    const lines = ok.stdout.trim().split('\n')
+    expect(lines[0]).toBe('off-nightly: off from off/a.jsonl, "30 2 * * *" in America/New_York')
+    // 02:30 in New York is 07:30 UTC in winter and 06:30 in summer, on consecutive days
+    const firings = lines.slice(1).map((l) => new Date(l.trim()))
+    expect(firings).toHaveLength(2)
+    expect(firings[0]!.getTime()).toBeGreaterThan(Date.now())
+    expect(firings[1]!.getTime() - firings[0]!.getTime()).toBeWithin(23 * 3_600_000, 25 * 3_600_000 + 1)
+    expect(['07:30', '06:30']).toContain(firings[0]!.toISOString().slice(11, 16))
+    writeFileSync(file, JSON.stringify({ imports: [{ name: 'x', cron: '61 * * * *', source: 'off', path: 'a' }] }))
+    const bad = await cli('feeds', 'schedules', '--file', file)
+    expect(bad.code).toBe(1)
+    expect(bad.output).toContain('/imports/0 (x): cron "61 * * * *" in UTC')
+    rmSync(dir, { recursive: true, force: true })
   })
 })
 

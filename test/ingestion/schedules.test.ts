@@ -83,12 +83,14 @@ describe('the schedule file', () => {
       { name: 'a', cron: '0 3 * * *', source: 'off', path: 'y.jsonl', url: 'https://feeds.example/y' },
       { name: 'shop', cron: '0 3 * * *', source: 'affiliate', url: 'https://feeds.example/z.csv' },
       { name: 'ids', cron: '0 3 * * *', source: 'off', path: 'z', organization_id: 'not-an-id' },
+      { name: 'zone', cron: '0 3 * * *', tz: 'Mars/Olympus', source: 'off', path: 'z' },
     ])
     const error = await loadSchedules(scheduleFile).catch((e: Error) => e.message)
     expect(error).toContain('(a): the name is used twice')
     expect(error).toContain('(a): give exactly one of path or url')
     expect(error).toContain('(shop): an affiliate feed needs retailer_id')
     expect(error).toContain('(ids): organization_id is not a shortuuid or UUID')
+    expect(error).toContain('(zone): cron "0 3 * * *" in Mars/Olympus: Unknown or unsupported time zone')
     writeSchedules([{ name: 'bad name!', cron: '0 3 * * *', source: 'rss', path: 'x' }])
     const shape = await loadSchedules(scheduleFile).catch((e: Error) => e.message)
     expect(shape).toContain('/imports/0/name')
@@ -100,7 +102,7 @@ describe('the schedule file', () => {
     const worker = start([process.execPath, 'main.ts'], { ...env(), ROLE: 'worker', PORT: '0' })
     const code = await worker.exited
     expect(code).not.toBe(0)
-    expect(worker.output()).toContain('schedule nightly')
+    expect(worker.output()).toContain('(nightly): cron \\"every night\\" in UTC')
     expect(await schedules()).toEqual([])
   }, 30_000)
 })
