@@ -10,6 +10,9 @@ import { DownloadFailed, downloadFeed } from './download'
 import { createRun, feedDir } from './runs'
 import type { ScheduledImport } from './schedules'
 
+const exists = async (table: typeof organizations | typeof retailers, id: string | null) =>
+  id !== null && ((await db.$count(table, eq(table.id, id))) as number) > 0
+
 /** The format recorded on a run that failed before its file could be looked at. */
 const DEFAULT_FORMAT: Record<FeedSource, FeedFormat> = {
   off: 'off_jsonl',
@@ -21,7 +24,7 @@ const DEFAULT_FORMAT: Record<FeedSource, FeedFormat> = {
  * One firing of a scheduled import: downloads the URL (into FEED_DIR/downloads) or takes the path
  * (absolute, or relative to FEED_DIR), then records a run exactly as the API and CLI do. Every
  * firing leaves a run: one that cannot start (a refused or failing download, a missing file, an
- * unknown retailer) is recorded as failed with the reason, so it shows in `GET …/runs`.
+ * unknown retailer or organization) is recorded as failed with the reason, so it shows in `GET …/runs`.
  */
 export async function startScheduledImport(entry: ScheduledImport, now = new Date()): Promise<string> {
   const organizationId = entry.organization_id ? parseId(entry.organization_id) : null
@@ -35,6 +38,8 @@ export async function startScheduledImport(entry: ScheduledImport, now = new Dat
     file,
   }
   try {
+    if (organizationId && !(await exists(organizations, organizationId)))
+      throw new AppError('not_found', 'organization not found (organization_id of the schedule entry)')
     if (entry.path) return (await createRun(db, organizationId, { ...input, path: resolve(feedDir(), entry.path) })).id
     const stamp = now.toISOString().replace(/[-:.]/g, '')
     const name = new URL(entry.url!).pathname.split('/').pop() ?? ''
@@ -42,7 +47,8 @@ export async function startScheduledImport(entry: ScheduledImport, now = new Dat
     await downloadFeed(entry.url!, dest)
     return (await createRun(db, organizationId, { ...input, path: dest, downloaded: true })).id
   } catch (err) {
-    if (!(err instanceof DownloadFailed || err instanceof AppError || (err as NodeJS.ErrnoException).code)) throw err
+    const fileError = /^E[A-Z]+$/.test(String((err as NodeJS.ErrnoException).code)) // ENOENT, EACCES, …
+    if (!(err instanceof DownloadFailed || err instanceof AppError || fileError)) throw err
     const reason =
       err instanceof DownloadFailed
         ? `the download failed: ${err.message}`
@@ -51,8 +57,6 @@ export async function startScheduledImport(entry: ScheduledImport, now = new Dat
           : `the file cannot be read: ${(err as Error).message}`
     logger.warn({ schedule: entry.name, reason }, 'scheduled import could not start')
     // the failed run names only an organization and a retailer that exist
-    const exists = async (table: typeof organizations | typeof retailers, id: string | null) =>
-      id !== null && ((await db.$count(table, eq(table.id, id))) as number) > 0
     const [run] = await db
       .insert(feedRuns)
       .values({

@@ -32,7 +32,7 @@ test.each([
   expect(fetched()).toBe(0)
 })
 
-test('a missing file and an unknown retailer fail the run with the reason', async () => {
+test('a missing file, an unknown retailer or organization fail the run with the reason', async () => {
   const missing = await run(
     await startScheduledImport({ name: 'gone', cron: '0 3 * * *', source: 'off', path: 'nowhere/products.jsonl' }),
   )
@@ -49,4 +49,14 @@ test('a missing file and an unknown retailer fail the run with the reason', asyn
     }),
   )
   expect(stranger).toMatchObject({ status: 'failed', error: 'retailer not found' })
+  const orphan = await run(
+    await startScheduledImport({
+      name: 'orphan',
+      cron: '0 3 * * *',
+      source: 'off',
+      path: 'off/products.jsonl',
+      organization_id: '00000000-0000-4000-8000-000000000001',
+    }),
+  )
+  expect(orphan).toMatchObject({ status: 'failed', error: expect.stringContaining('organization not found') })
 })
