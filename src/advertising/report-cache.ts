@@ -5,8 +5,6 @@ import { afterCommit, type Executor } from '../db/tx'
 export const REPORTS_CHANNEL = 'advertising_reports'
 const MAX_ORGANIZATIONS = 10_000
 
-type Entry = { list?: string; summaries: Map<string, string> }
-
 /**
  * Serialized report bodies (spec #6 summaries, the spec #9 list) by organization, so a report read
  * costs no database round trip. A change to an organization's campaigns or totals drops its
@@ -16,7 +14,8 @@ type Entry = { list?: string; summaries: Map<string, string> }
  * could be missed, so the cache is bypassed, never trusted.
  */
 class ReportCache {
-  #entries = new Map<string, Entry>()
+  /** per organization: body by report key (`list`, `summary:<campaign id>`) */
+  #entries = new Map<string, Map<string, string>>()
   /** the clock reading of each organization's last drop, and of the last listener change */
   #drops = new Map<string, number>()
   #floor = 0
@@ -34,42 +33,40 @@ class ReportCache {
     })
   }
 
-  /** A mark to pass to `store…` for a read about to start. */
+  /** A mark to pass to `store` for a read about to start. */
   generation(organizationId: string): number {
     return Math.max(this.#floor, this.#drops.get(organizationId) ?? 0)
   }
 
-  list(organizationId: string): string | undefined {
-    return this.#listening ? this.#entries.get(organizationId)?.list : undefined
+  get(organizationId: string, key: string): string | undefined {
+    return this.#listening ? this.#entries.get(organizationId)?.get(key) : undefined
   }
 
-  summary(organizationId: string, campaignId: string): string | undefined {
-    return this.#listening ? this.#entries.get(organizationId)?.summaries.get(campaignId) : undefined
+  /** Keeps a body read since `generation` was taken, unless a drop came in between (or nothing listens). */
+  store(organizationId: string, generation: number, key: string, body: string) {
+    if (!this.#listening || generation !== this.generation(organizationId)) return
+    let entry = this.#entries.get(organizationId)
+    if (!entry) {
+      if (this.#entries.size >= MAX_ORGANIZATIONS) this.#entries.delete(this.#entries.keys().next().value!)
+      entry = new Map()
+      this.#entries.set(organizationId, entry)
+    }
+    entry.set(key, body)
   }
 
-  storeList(organizationId: string, generation: number, body: string) {
-    const entry = this.#entry(organizationId, generation)
-    if (entry) entry.list = body
-  }
-
-  storeSummary(organizationId: string, generation: number, campaignId: string, body: string) {
-    this.#entry(organizationId, generation)?.summaries.set(campaignId, body)
+  /** A report's JSON body: cached, or computed and kept. */
+  async body(organizationId: string, key: string, compute: () => Promise<unknown>): Promise<string> {
+    const cached = this.get(organizationId, key)
+    if (cached !== undefined) return cached
+    const generation = this.generation(organizationId)
+    const body = JSON.stringify(await compute())
+    this.store(organizationId, generation, key, body)
+    return body
   }
 
   drop(organizationId: string) {
     this.#entries.delete(organizationId)
     this.#drops.set(organizationId, ++this.#clock)
-  }
-
-  #entry(organizationId: string, generation: number): Entry | null {
-    if (!this.#listening || generation !== this.generation(organizationId)) return null
-    let entry = this.#entries.get(organizationId)
-    if (!entry) {
-      if (this.#entries.size >= MAX_ORGANIZATIONS) this.#entries.delete(this.#entries.keys().next().value!)
-      entry = { summaries: new Map() }
-      this.#entries.set(organizationId, entry)
-    }
-    return entry
   }
 }
 

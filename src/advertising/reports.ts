@@ -67,24 +67,14 @@ const listStatement = () =>
 const json = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
 
 /** Spec #6 as the route answers it: the summary's JSON, from the report cache when it holds it. */
-export async function campaignSummaryResponse(organizationId: string, campaignId: string) {
-  const cached = reportCache.summary(organizationId, campaignId)
-  if (cached !== undefined) return json(cached)
-  const generation = reportCache.generation(organizationId)
-  const body = JSON.stringify(await campaignSummary(organizationId, campaignId))
-  reportCache.storeSummary(organizationId, generation, campaignId, body)
-  return json(body)
-}
+export const campaignSummaryResponse = async (organizationId: string, campaignId: string) =>
+  json(
+    await reportCache.body(organizationId, `summary:${campaignId}`, () => campaignSummary(organizationId, campaignId)),
+  )
 
 /** Spec #9 as the route answers it: the list's JSON, from the report cache when it holds it. */
-export async function campaignListResponse(organizationId: string) {
-  const cached = reportCache.list(organizationId)
-  if (cached !== undefined) return json(cached)
-  const generation = reportCache.generation(organizationId)
-  const body = JSON.stringify(await campaignList(organizationId))
-  reportCache.storeList(organizationId, generation, body)
-  return json(body)
-}
+export const campaignListResponse = async (organizationId: string) =>
+  json(await reportCache.body(organizationId, 'list', () => campaignList(organizationId)))
 
 /** Spec #6: a campaign of the caller's organization with its lifetime totals (others are 404). */
 export async function campaignSummary(organizationId: string, campaignId: string) {

@@ -73,12 +73,12 @@ test('bodies come from the cache until a change is announced', async () => {
 test('a read that overlapped a change does not store what it read', () => {
   const id = crypto.randomUUID()
   const before = reportCache.generation(id)
-  reportCache.storeList(id, before, '"first"')
-  expect(reportCache.list(id)).toBe('"first"')
+  reportCache.store(id, before, 'list', '"first"')
+  expect(reportCache.get(id, 'list')).toBe('"first"')
   const started = reportCache.generation(id)
   reportCache.drop(id) // a change commits while the read runs
-  reportCache.storeList(id, started, '"stale"')
-  expect(reportCache.list(id)).toBeUndefined()
-  reportCache.storeList(id, reportCache.generation(id), '"fresh"')
-  expect(reportCache.list(id)).toBe('"fresh"')
+  reportCache.store(id, started, 'list', '"stale"')
+  expect(reportCache.get(id, 'list')).toBeUndefined()
+  reportCache.store(id, reportCache.generation(id), 'list', '"fresh"')
+  expect(reportCache.get(id, 'list')).toBe('"fresh"')
 })
