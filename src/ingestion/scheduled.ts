@@ -37,8 +37,9 @@ export async function startScheduledImport(entry: ScheduledImport, now = new Dat
     mapping: entry.mapping,
     file,
   }
+  const organizationKnown = await exists(organizations, organizationId)
   try {
-    if (organizationId && !(await exists(organizations, organizationId)))
+    if (organizationId && !organizationKnown)
       throw new AppError('not_found', 'organization not found (organization_id of the schedule entry)')
     if (entry.path) return (await createRun(db, organizationId, { ...input, path: resolve(feedDir(), entry.path) })).id
     const stamp = now.toISOString().replace(/[-:.]/g, '')
@@ -60,7 +61,7 @@ export async function startScheduledImport(entry: ScheduledImport, now = new Dat
     const [run] = await db
       .insert(feedRuns)
       .values({
-        organizationId: (await exists(organizations, organizationId)) ? organizationId : null,
+        organizationId: organizationKnown ? organizationId : null,
         source: entry.source,
         format: entry.format ?? DEFAULT_FORMAT[entry.source],
         file,
