@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError } from '../shared/errors'
+import { requestIdOf } from './request-context'
 import { pathOf, queryOf, toPattern } from './url'
 
 class Redirect extends Error {
@@ -41,7 +42,7 @@ export function exactPaths(routes: () => { path: string }[]) {
       set.status = 308 // for the request log
       return new Response(null, {
         status: 308,
-        headers: { location, 'x-request-id': String(set.headers['x-request-id'] ?? '') },
+        headers: { location, 'x-request-id': requestIdOf(request) },
       })
     })
 }

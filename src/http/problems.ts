@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { AppError, type ErrorCode, type FieldError, STATUS } from '../shared/errors'
 import { logger } from '../shared/logger'
+import { requestIdOf } from './request-context'
 import { fieldErrors } from './validation'
 
 const TITLES: Record<ErrorCode, string> = {
@@ -87,8 +88,8 @@ export function toAppError(code: string | number, error: unknown, requestId: str
   return new AppError('internal_error', `an internal error occurred; quote request id ${requestId}`)
 }
 
-export const problems = new Elysia({ name: 'problems' }).onError({ as: 'global' }, ({ code, error, set }) => {
-  const requestId = String(set.headers['x-request-id'] ?? '')
+export const problems = new Elysia({ name: 'problems' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
+  const requestId = requestIdOf(request)
   const problem = toAppError(code, error, requestId)
   set.status = problem.status // for the request log
   return problemResponse(problem, requestId)

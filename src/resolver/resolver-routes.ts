@@ -6,6 +6,7 @@ import { auth } from '../http/auth'
 import { clientAddress, limitKey } from '../http/client-ip'
 import { Problem } from '../http/openapi'
 import { consume, rateLimitHeaders } from '../http/rate-limit'
+import { takeSetHeaders } from '../http/request-context'
 import { pathOf } from '../http/url'
 import { AppError } from '../shared/errors'
 import type { Place } from './conditions'
@@ -226,7 +227,7 @@ const SCAN = /^\/01\/[^?]*[^/?]$/
  * (scripts/bench/resolve.ts). The routes above declare the same answers for the OpenAPI document
  * and serve any request that reaches them. A path with a trailing slash goes on to its 308.
  */
-const fastPath = new Elysia({ name: 'digital-link-fast-path' }).onRequest(async ({ request, server }) => {
+const fastPath = new Elysia({ name: 'digital-link-fast-path' }).onRequest(async ({ request, server, set }) => {
   if (request.method !== 'GET' && request.method !== 'HEAD') return
   const path = pathOf(request.url)
   if (!SCAN.test(path)) return
@@ -234,7 +235,10 @@ const fastPath = new Elysia({ name: 'digital-link-fast-path' }).onRequest(async 
   const caller = await authenticate(key)
   if (key !== undefined && !caller)
     throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header', undefined, CORS)
-  return resolveScan(request, () => server?.requestIP(request)?.address, caller)
+  const response = await resolveScan(request, () => server?.requestIP(request)?.address, caller)
+  // the request id goes on the response here: with headers left on `set`, Elysia would copy it
+  for (const [name, value] of Object.entries(takeSetHeaders(set))) response.headers.set(name, value)
+  return response
 })
 
 /** Public GS1 Digital Link resolving (contract §2) and the resolver's description file. */

@@ -24,6 +24,11 @@ describe('resolving: redirects and GTIN forms', () => {
     expect(location(res)).toBe('https://brand.example/product')
     expect(res.headers.get('link')).toBe(`<${baseUrl}/01/${p.gtin}?linkType=linkset>; rel="linkset"; type="${LINKSET}"`)
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    // the fast path builds its own response: the request id is on it, once
+    const traced = await get(`/01/${p.gtin}`, undefined, { 'x-request-id': 'scan-trace-1' })
+    expect(traced.status).toBe(307)
+    expect(traced.headers.get('x-request-id')).toBe('scan-trace-1')
+    expect(traced.headers.get('location')).toBe('https://brand.example/product')
     // the GTIN-13 form (and with separators) resolves the same product
     expect(location(await get(`/01/${p.gtin.slice(1)}`))).toBe('https://brand.example/product')
     const head = await call('HEAD', `/01/${p.gtin}`)
@@ -32,8 +37,10 @@ describe('resolving: redirects and GTIN forms', () => {
   })
 
   test('an unknown GTIN is 404; a product with no rule holding is 404; all with CORS', async () => {
-    const unknown = await get(`/01/${uniqueGtin()}`)
+    const unknown = await get(`/01/${uniqueGtin()}`, undefined, { 'x-request-id': 'scan-trace-2' })
     expectProblem(unknown, 404, 'not_found')
+    expect(unknown.headers.get('x-request-id')).toBe('scan-trace-2')
+    expect(unknown.json.request_id).toBe('scan-trace-2')
     expect(unknown.headers.get('access-control-allow-origin')).toBe('*')
     const bare = await ownedProduct(org)
     expectProblem(await get(`/01/${bare.gtin}`), 404, 'not_found')
