@@ -93,7 +93,7 @@ const link = (rule: CompiledRule): Link => ({
   href: target(rule),
   title: rule.title || linkTypeTitle(rule.linkType),
   type: rule.mediaType,
-  hreflang: rule.hreflang.length ? rule.hreflang : ['en'],
+  hreflang: rule.hreflang.length ? [...rule.hreflang] : ['en'],
 })
 
 const relation = (linkType: string) => `${GS1_VOC}${linkType.replace(/^gs1:/, '')}`

@@ -4,7 +4,7 @@ import { listener } from '../db/listener'
 import { prepared } from '../db/prepared'
 import { products, resolutionRules } from '../db/schema'
 import { logger } from '../shared/logger'
-import { type CompiledRule, compileRule } from './conditions'
+import { type CompiledRule, compileRule, Interner } from './conditions'
 
 /** A product as the resolver needs it: which organization holds it and which brand it is. */
 export type ProductRef = { id: string; gtin: string; ownerId: string | null; brandId: string | null }
@@ -43,6 +43,7 @@ class RuleIndex {
   #byProduct = new Map<string, ProductRules>()
   #byId = new Map<string, CompiledRule>()
   #products = new Map<string, ProductRef | null>()
+  #shared = new Interner()
   #listening = false
   #loadedAt = -Infinity
   #loading: Promise<void> | null = null
@@ -83,7 +84,8 @@ class RuleIndex {
         this.#byBrand.clear()
         this.#byProduct.clear()
         this.#byId.clear()
-        for (const row of rows) this.#add(compileRule(row))
+        this.#shared.clear()
+        for (const row of rows) this.#add(compileRule(row, this.#shared))
         this.#sortAll()
         await this.#preloadProducts()
         this.#loadedAt = startedAt
@@ -101,7 +103,7 @@ class RuleIndex {
     const [row] = await db.select().from(resolutionRules).where(eq(resolutionRules.id, id))
     this.#remove(id)
     if (row?.enabled) {
-      const rule = compileRule(row)
+      const rule = compileRule(row, this.#shared)
       this.#add(rule)
       this.#listOf(rule).sort(byOrder)
     }
@@ -167,14 +169,24 @@ class RuleIndex {
       )
       .limit(MAX_PRODUCTS)
     this.#products.clear()
-    for (const row of rows) this.#products.set(row.gtin, row)
+    for (const row of rows) this.#products.set(row.gtin, this.#ref(row))
+  }
+
+  #ref(row: ProductRef): ProductRef {
+    const shared = this.#shared
+    return {
+      id: shared.string(row.id),
+      gtin: row.gtin,
+      ownerId: shared.string(row.ownerId),
+      brandId: shared.string(row.brandId),
+    }
   }
 
   /** The catalog's product of a GTIN-14, or null; kept while change messages can be heard. */
   async product(gtin: string): Promise<ProductRef | null> {
     if (this.#listening && this.#products.has(gtin)) return this.#products.get(gtin)!
     const [row] = await productByGtin().execute({ gtin })
-    const ref = row ?? null
+    const ref = row ? this.#ref(row) : null
     if (this.#listening) {
       if (this.#products.size >= MAX_PRODUCTS) this.#products.clear()
       this.#products.set(gtin, ref)

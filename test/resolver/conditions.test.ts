@@ -156,3 +156,25 @@ describe('conditions combined', () => {
     expect(await at('2026-07-14T10:00:00Z')).toBe('none')
   })
 })
+
+describe('the index keeps one copy of repeated values', () => {
+  test('rules of one product share their place sets and language lists; each keeps its own target', async () => {
+    const product = await ownedProduct(org)
+    for (const i of [0, 1])
+      await createRule(org, {
+        scope_type: 'PRODUCT',
+        product_id: product.id,
+        custom_url: `https://shared${i}.example/`,
+        location_countries: ['us', 'CA'],
+        hreflang: ['en', 'fr'],
+        order_index: i,
+      })
+    await ruleIndex.load()
+    const ref = (await ruleIndex.product(product.gtin))!
+    const [a, b] = ruleIndex.rulesFor(ref)
+    expect([a!.href, b!.href]).toEqual(['https://shared0.example/', 'https://shared1.example/'])
+    expect([...a!.countries!]).toEqual(['US', 'CA'])
+    expect(b!.countries).toBe(a!.countries!)
+    expect(b!.hreflang).toBe(a!.hreflang)
+  })
+})
