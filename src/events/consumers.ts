@@ -1,19 +1,28 @@
 import { createHash } from 'node:crypto'
-import { inArray } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { db } from '../db/client'
+import { arrayParam } from '../db/params'
 import { defineQueue, type QueueDef, type QueueOptions } from '../db/queues'
-import { eventConsumptions, events } from '../db/schema'
+import { events } from '../db/schema'
 import type { Tx } from '../db/tx'
 import type { DomainEvent, EventType } from './types'
 
 export type EventHandler = (tx: Tx, event: DomainEvent) => Promise<void>
 /** Handles several events in one transaction (in commit-independent order: by creation time). */
 export type BatchHandler = (tx: Tx, events: DomainEvent[]) => Promise<void>
+/**
+ * What dispatch and consumer jobs carry: the events of one `emit` (a feed chunk emits thousands at
+ * once, and a job per event cost more than the events' work). Jobs queued before batches existed
+ * carry one `eventId`.
+ */
+export type EventJobData = { eventIds: string[] } | { eventId: string }
+export const eventIdsOf = (data: EventJobData) => ('eventIds' in data ? data.eventIds : [data.eventId])
+
 export type Consumer = {
   name: string
   types: ReadonlySet<EventType>
   handle: BatchHandler
-  queue: QueueDef<{ eventId: string }>
+  queue: QueueDef<EventJobData>
 }
 
 const registry = new Map<string, Consumer>()
@@ -52,7 +61,7 @@ export function onEvents(
   options: QueueOptions = {},
 ): Consumer {
   if (!/^[a-z][a-z0-9_.-]*$/.test(name)) throw new Error(`bad consumer name ${name}`)
-  const queue = defineQueue<{ eventId: string }>(`events.consume.${name}`, {
+  const queue = defineQueue<EventJobData>(`events.consume.${name}`, {
     retryLimit: 5,
     retryDelay: 2,
     retryBackoff: true,
@@ -67,44 +76,54 @@ export function onEvents(
 
 export const consumers = (): Consumer[] => [...registry.values()]
 
-/** A UUID fixed by consumer and event: the consumer's job for an event is sent at most once. */
-function jobId(consumer: string, eventId: string) {
-  const h = createHash('sha256').update(`${consumer}\0${eventId}`).digest('hex')
+/** A UUID fixed by consumer and dispatch job: the consumer's job for a batch is sent at most once. */
+function jobId(consumer: string, dispatchJobId: string) {
+  const h = createHash('sha256').update(`${consumer}\0${dispatchJobId}`).digest('hex')
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
-/** The dispatch job: one job per interested consumer for each event (idempotent). */
-export async function dispatchEvents(eventIds: string[]) {
+/** One dispatch job: its id and the events it carries. */
+export type DispatchBatch = { id: string; eventIds: string[] }
+
+/**
+ * Dispatch: for each batch, one job per interested consumer carrying the batch's events of its
+ * types (idempotent: the job id is fixed by consumer and batch).
+ */
+export async function dispatchEvents(batches: DispatchBatch[]) {
   const rows = await db
     .select({ id: events.id, eventType: events.eventType })
     .from(events)
-    .where(inArray(events.id, eventIds))
-  for (const consumer of registry.values()) {
-    const mine = rows.filter((r) => consumer.types.has(r.eventType))
-    await consumer.queue.insert(
-      db,
-      mine.map((r) => ({ id: jobId(consumer.name, r.id), data: { eventId: r.id } })),
+    .where(
+      sql`${events.id} = any(${arrayParam(
+        batches.flatMap((b) => b.eventIds),
+        'uuid',
+      )})`,
     )
+  const typeOf = new Map(rows.map((r) => [r.id, r.eventType]))
+  for (const consumer of registry.values()) {
+    const jobs = batches.flatMap((batch) => {
+      const mine = batch.eventIds.filter((id) => consumer.types.has(typeOf.get(id)!))
+      return mine.length ? [{ id: jobId(consumer.name, batch.id), data: { eventIds: mine } }] : []
+    })
+    await consumer.queue.insert(db, jobs)
   }
 }
 
 /** Runs a consumer on the events it has not yet succeeded on, in one transaction; returns how many ran. */
 export function consumeEvents(consumer: Consumer, eventIds: string[]): Promise<number> {
   return db.transaction(async (tx) => {
-    const fresh = await tx
-      .insert(eventConsumptions)
-      .values(eventIds.map((eventId) => ({ consumer: consumer.name, eventId })))
-      .onConflictDoNothing()
-      .returning({ eventId: eventConsumptions.eventId })
-    if (fresh.length === 0) return 0
+    const fresh = await tx.execute<{ event_id: string }>(sql`insert into event_consumptions (consumer, event_id)
+      select ${consumer.name}, id from unnest(${arrayParam(eventIds, 'uuid')}) as e(id)
+      on conflict do nothing returning event_id`)
+    if (fresh.rows.length === 0) return 0
     const rows = await tx
       .select()
       .from(events)
       .where(
-        inArray(
-          events.id,
-          fresh.map((r) => r.eventId),
-        ),
+        sql`${events.id} = any(${arrayParam(
+          fresh.rows.map((r) => r.event_id),
+          'uuid',
+        )})`,
       )
       .orderBy(events.created, events.id)
     if (rows.length) await consumer.handle(tx, rows)

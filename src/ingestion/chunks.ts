@@ -4,7 +4,7 @@ import type { FeedRecord, FeedRow } from '../../feeds/record'
 import { promoteProducts } from '../catalog/promotion'
 import { writeSourceRecords } from '../catalog/source-writes'
 import { db } from '../db/client'
-import { fromExcluded } from '../db/params'
+import { arrayParam } from '../db/params'
 import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { upsertOffers } from './offers'
@@ -114,29 +114,32 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
     created,
   )
   if (changed.length)
-    await tx
-      .insert(feedRecords)
-      .values(
-        changed.map((r) => ({
-          source,
-          scope,
-          key: r.key,
-          gtin: r.gtin14,
-          productId: ids.get(r.gtin14)!,
-          contentHash: r.hash,
-          version: r.version,
-          reading: r.reading,
-          lastRunId: runId,
-          fullRunId: run!.full ? runId : null,
-        })),
-      )
-      .onConflictDoUpdate({
-        target: [feedRecords.source, feedRecords.scope, feedRecords.key],
-        set: {
-          ...fromExcluded(feedRecords, ['gtin', 'productId', 'contentHash', 'version', 'reading', 'lastRunId']),
-          fullRunId: run!.full ? sql`excluded.full_run_id` : sql`${feedRecords.fullRunId}`,
-        },
-      })
+    await tx.execute(sql`insert into feed_records
+        (source, scope, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
+      select ${source}, ${scope}::uuid, r.*, ${runId}::uuid, ${run!.full ? runId : null}::uuid
+      from unnest(${arrayParam(
+        changed.map((r) => r.key),
+        'text',
+      )}, ${arrayParam(
+        changed.map((r) => r.gtin14),
+        'text',
+      )}, ${arrayParam(
+        changed.map((r) => ids.get(r.gtin14)!),
+        'uuid',
+      )}, ${arrayParam(
+        changed.map((r) => r.hash),
+        'text',
+      )}, ${arrayParam(
+        changed.map((r) => r.version),
+        'int8',
+      )}, ${arrayParam(
+        changed.map((r) => r.reading),
+        'text',
+      )}) as r(key, gtin, product_id, content_hash, version, reading)
+      on conflict (source, scope, key) do update set
+        gtin = excluded.gtin, product_id = excluded.product_id, content_hash = excluded.content_hash,
+        version = excluded.version, reading = excluded.reading, last_run_id = excluded.last_run_id,
+        full_run_id = coalesce(excluded.full_run_id, feed_records.full_run_id)`)
   if (unchanged.length)
     await tx
       .update(feedRecords)

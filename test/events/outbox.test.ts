@@ -39,6 +39,19 @@ const dispatchJobs = (id: string) =>
   sql<{ n: number }>(`select count(*)::int n from pgboss.job where name = 'events.dispatch' and id = $1`, [id])
 
 describe('outbox: events and their dispatch commit with the change', () => {
+  test('one emit of several events is one dispatch job carrying them all', async () => {
+    const subject = crypto.randomUUID()
+    const ids = await transaction((tx) => emit(tx, event(subject), event(subject), event(subject)))
+    expect(ids).toHaveLength(3)
+    const jobs = await sql<{ id: string; data: { eventIds: string[] } }>(
+      `select id::text, data from pgboss.job where name = 'events.dispatch' and data->'eventIds' ? $1`,
+      [ids[1]],
+    )
+    expect(jobs).toEqual([{ id: ids[0]!, data: { eventIds: ids } }])
+    const stored = await sql<{ id: string }>('select id from events where subject_id = $1 order by id', [subject])
+    expect(stored.map((r) => r.id).sort()).toEqual([...ids].sort())
+  })
+
   test('committed: the event and one dispatch job exist', async () => {
     const subject = crypto.randomUUID()
     const [id] = await transaction((tx) => emit(tx, event(subject)))
@@ -94,7 +107,7 @@ describe('consumers', () => {
     expect(body!.data).toEqual({ subject })
     const dead = () =>
       sql<{ n: number }>(
-        `select count(*)::int n from pgboss.job where name = 'events.consume.test.failing.dead' and data->>'eventId' = $1`,
+        `select count(*)::int n from pgboss.job where name = 'events.consume.test.failing.dead' and data->'eventIds' ? $1`,
         [id],
       )
     await until('the dead letter', async () => (await dead())[0]!.n === 1)
@@ -104,6 +117,42 @@ describe('consumers', () => {
       [id],
     )
     expect(consumed.map((c) => c.consumer)).toEqual(['test.steady'])
+  }, 60_000)
+
+  test('a batch with one poisoned event: the others are consumed, the poisoned one alone is dead-lettered', async () => {
+    const subject = crypto.randomUUID()
+    const seen: string[] = []
+    let poisoned = ''
+    await consumer(
+      'test.batch.poison',
+      ['product.recalled'],
+      async (_tx, e) => {
+        if (e.subjectId !== subject) return
+        if (e.id === poisoned) throw new Error('poisoned event')
+        seen.push(e.id)
+      },
+      { retryLimit: 1, retryDelay: 1, retryBackoff: false },
+    )
+    const ids = await transaction(async (tx) => {
+      const list = await emit(tx, event(subject), event(subject), event(subject), event(subject))
+      poisoned = list[2]!
+      return list
+    })
+    const healthy = ids.filter((id) => id !== poisoned).sort()
+    // a batch that failed together was rolled back: its handler may have seen an event more than once
+    await until('the healthy events', () => healthy.every((id) => seen.includes(id)))
+    expect(seen).not.toContain(poisoned)
+    const dead = () =>
+      sql<{ n: number }>(
+        `select count(*)::int n from pgboss.job where name = 'events.consume.test.batch.poison.dead' and data->'eventIds' ? $1`,
+        [poisoned],
+      )
+    await until('the dead letter', async () => (await dead())[0]!.n === 1)
+    const consumed = await sql<{ event_id: string }>(
+      `select event_id::text from event_consumptions where consumer = 'test.batch.poison' and event_id = any($1::uuid[])`,
+      [ids],
+    )
+    expect(consumed.map((c) => c.event_id).sort()).toEqual(healthy)
   }, 60_000)
 
   test('two consumers each see every one of 1,000 events emitted concurrently, once', async () => {
