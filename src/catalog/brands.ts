@@ -1,4 +1,5 @@
-import { and, eq, isNull, or, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import { arrayParam } from '../db/params'
 import { brands, organizations } from '../db/schema'
 import type { Tx } from '../db/tx'
 
@@ -27,36 +28,51 @@ export const brandKey = (organizationId: string | null, name: string) =>
   `${organizationId ?? ''}\u0000${name.toLowerCase()}`
 
 /**
- * The brands of many (organization, name) pairs, made when missing, in three statements: keyed by
- * brandKey. Names compare without case, as brandRecord does.
+ * The brands of many (organization, name) pairs, made when missing, in three statements of column
+ * arrays (a feed chunk names thousands): keyed by brandKey. Names compare without case, as
+ * brandRecord does. New brands are inserted in name order, so concurrent chunks wait on each other
+ * instead of deadlocking.
  */
 export async function brandsFor(tx: Tx, wanted: { organizationId: string | null; name: string }[]) {
   const ids = new Map<string, string>()
   const unique = [...new Map(wanted.map((w) => [brandKey(w.organizationId, w.name), w])).values()]
   if (unique.length === 0) return ids
-  const matching = () =>
-    or(
-      ...unique.map((w) =>
-        and(
-          w.organizationId === null ? isNull(brands.organizationId) : eq(brands.organizationId, w.organizationId),
-          sql`lower(${brands.name}) = lower(${w.name})`,
-        ),
-      ),
-    )
+  const lowered = (list: typeof unique) =>
+    sql`array(select lower(n) from unnest(${arrayParam(
+      list.map((w) => w.name),
+      'text',
+    )}) n)`
+  const unowned = unique.filter((w) => w.organizationId === null)
+  const owned = unique.filter((w) => w.organizationId !== null)
+  // = any(array) on the unique indexes' expressions: index lookups, whatever the table's statistics
+  // say (a join planned on a brands table that just grew ran as a nested loop, 2,000 x 2,000)
   const read = async () => {
-    for (const b of await tx
-      .select({ id: brands.id, name: brands.name, organizationId: brands.organizationId })
-      .from(brands)
-      .where(matching()))
-      ids.set(brandKey(b.organizationId, b.name), b.id)
+    const found = await tx.execute<{ id: string; name: string; organization_id: string | null }>(sql`
+      select id, name, organization_id from brands
+      where (organization_id is null and lower(name) = any(${lowered(unowned)}))
+         or (organization_id = any(${arrayParam(
+           owned.map((w) => w.organizationId),
+           'uuid',
+         )}) and lower(name) = any(${lowered(owned)}))`)
+    const wanted = new Set(unique.map((w) => brandKey(w.organizationId, w.name)))
+    for (const b of found.rows) {
+      const key = brandKey(b.organization_id, b.name)
+      if (wanted.has(key)) ids.set(key, b.id)
+    }
   }
   await read()
+  if (ids.size === unique.length) return ids
   const missing = unique.filter((w) => !ids.has(brandKey(w.organizationId, w.name)))
-  if (missing.length === 0) return ids
-  await tx
-    .insert(brands)
-    .values(missing.map((w) => ({ name: w.name, organizationId: w.organizationId })))
-    .onConflictDoNothing()
+  missing.sort((a, b) => brandKey(a.organizationId, a.name).localeCompare(brandKey(b.organizationId, b.name)))
+  await tx.execute(sql`insert into brands (name, organization_id)
+    select name, org from unnest(${arrayParam(
+      missing.map((w) => w.name),
+      'text',
+    )}, ${arrayParam(
+      missing.map((w) => w.organizationId),
+      'uuid',
+    )}) with ordinality as w(name, org, n) order by n
+    on conflict do nothing`)
   await read()
   return ids
 }

@@ -1,6 +1,8 @@
 import { asc, getTableColumns, inArray, sql } from 'drizzle-orm'
 import { toSnakeCase } from 'drizzle-orm/casing'
+import { arrayParam } from '../db/params'
 import { products } from '../db/schema'
+import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import { notFound } from '../shared/errors'
@@ -8,7 +10,7 @@ import { brandKey, brandsFor } from './brands'
 import { type ContributableField, FIELD_COLUMNS, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
-import { candidatesOfMany, decide, recordCandidates, summarize, type Winner } from './provenance'
+import { type Candidate, candidatesOfMany, decide, recordCandidates, summarize, type Winner } from './provenance'
 import { promoteQueue } from './queues'
 import { findProduct, type ProductWithBrand, selectProducts, toProductResource } from './resource'
 
@@ -42,6 +44,10 @@ type Decided = { row: ProductWithBrand; winners: Map<string, Winner> }
 /** A product column's name in the database (the schema's keys are camelCase; the tables snake_case). */
 const COLUMN_NAMES = new Map(Object.keys(getTableColumns(products)).map((k) => [k, toSnakeCase(k)]))
 
+/** The columns of a product row keyed by schema name, as jsonb_populate_recordset reads them. */
+const byColumnName = (row: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [COLUMN_NAMES.get(k)!, v]))
+
 /**
  * Writes many products' new values in one statement per set of changed columns (a chunk's
  * products usually share one): the rows travel as JSON and `jsonb_populate_recordset` types them
@@ -51,7 +57,7 @@ async function updateProducts(tx: Tx, updates: Record<string, unknown>[]) {
   const groups = Map.groupBy(updates, (u) => Object.keys(u).sort().join(','))
   for (const [signature, rows] of groups) {
     const names = signature.split(',').map((k) => COLUMN_NAMES.get(k)!)
-    const json = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [COLUMN_NAMES.get(k)!, v])))
+    const json = rows.map(byColumnName)
     const sets = sql.join(
       names.filter((n) => n !== 'id').map((n) => sql`${sql.identifier(n)} = r.${sql.identifier(n)}`),
       sql`, `,
@@ -146,4 +152,70 @@ export function promoteProducts(ex: Executor, productIds: string[], created: Rea
     )
     return changed
   })
+}
+
+/** A product not yet in the catalog, with what its first source says of it. */
+export type NewProduct = {
+  id: string
+  gtin: string
+  dataSource: (typeof DATA_SOURCES)[number]
+  candidates: Candidate[]
+}
+
+/**
+ * New products written once, with their decided values: promotion as promoteProducts decides it,
+ * from the candidates in hand (a product not yet made has no others). Inserting them empty and
+ * promoting after would write every index entry twice. One insert per set of columns; a GTIN that
+ * another transaction made meanwhile is skipped (not in the returned set: the caller treats it as
+ * an existing product). `product.created` is emitted for each product made. The caller writes the
+ * candidates themselves.
+ */
+export async function insertDecidedProducts(tx: Tx, list: NewProduct[]): Promise<Set<string>> {
+  if (list.length === 0) return new Set()
+  // a product with nothing stored yet: every decided value is a change
+  const blank: ProductWithBrand = {
+    product: Object.fromEntries(
+      [...COLUMN_NAMES.keys()].map((k) => [k, null]),
+    ) as unknown as ProductWithBrand['product'],
+    brandName: null,
+    brandOrg: null,
+  }
+  const decided = list.map((p) => ({ p, d: { row: blank, winners: decide(p.candidates) } }))
+  const brandIds = await brandsFor(
+    tx,
+    decided.flatMap(({ d }) => {
+      const brand = d.winners.get('brand')?.value
+      return typeof brand === 'string' && brand ? [{ organizationId: null, name: brand }] : []
+    }),
+  )
+  const rows = decided.map(({ p, d }) => {
+    const changes = changesOf(d)
+    const brand = d.winners.get('brand')?.value
+    if (typeof brand === 'string' && brand) changes.brandId = brandIds.get(brandKey(null, brand))
+    return { id: p.id, gtin: p.gtin, dataSource: p.dataSource, ...changes, ...summarize(d.winners) }
+  })
+  const made = new Set<string>()
+  for (const [signature, group] of Map.groupBy(rows, (r) => Object.keys(r).sort().join(','))) {
+    const names = sql.join(
+      signature.split(',').map((k) => sql.identifier(COLUMN_NAMES.get(k)!)),
+      sql`, `,
+    )
+    const inserted = await tx.execute<{ id: string }>(sql`insert into products (${names})
+      select ${names} from jsonb_populate_recordset(null::products, ${JSON.stringify(group.map(byColumnName))}::jsonb)
+      on conflict (gtin) do nothing returning id`)
+    for (const r of inserted.rows) made.add(r.id)
+  }
+  if (made.size) {
+    const after = await selectProducts(tx).where(sql`${products.id} = any(${arrayParam([...made], 'uuid')})`)
+    await emit(
+      tx,
+      ...after.map((p) => ({
+        eventType: 'product.created' as const,
+        organizationId: p.product.ownerId,
+        subjectId: p.product.id,
+        data: toProductResource(p),
+      })),
+    )
+  }
+  return made
 }

@@ -28,7 +28,7 @@ export const SOURCE_CONFIDENCE: Record<DataSource, number> = {
 /** Fields that have candidates: every stored scalar field and the brand name. */
 export const PROVENANCE_FIELDS: (ProductField | 'brand')[] = [...ALL_FIELDS, 'brand']
 
-type Candidate = typeof productCandidates.$inferSelect
+export type Candidate = typeof productCandidates.$inferSelect
 export type Winner = { value: unknown; source: DataSource; score: number }
 
 /** A candidate row for each field present in `input`, from one source and contributor. */

@@ -5,6 +5,7 @@ import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import { normalizeField, type ProductField } from './fields'
+import { insertDecidedProducts } from './promotion'
 import { SOURCE_CONFIDENCE } from './provenance'
 import { promoteQueue } from './queues'
 import { selectProducts, toProductResource } from './resource'
@@ -18,13 +19,27 @@ export type SourceRecord = {
   fields: Partial<Record<ProductField | 'brand' | 'labels', unknown>> | null
 }
 
+/** Products by GTIN-14 (those that exist). */
+async function idsOf(tx: Tx, gtins: string[]) {
+  const ids = new Map<string, string>()
+  if (gtins.length)
+    for (const r of await tx
+      .select({ id: products.id, gtin: products.gtin })
+      .from(products)
+      .where(sql`${products.gtin} = any(${arrayParam(gtins, 'text')})`))
+      ids.set(r.gtin, r.id)
+  return ids
+}
+
 /**
  * The write path of feeds: many products in a few statements, in the caller's transaction.
  * Unknown GTINs become unclaimed products (no owner, no brand, `data_source` the source); every
  * given value is recorded as a candidate of the source (normalised as the API stores it), never
  * written over the record directly. What the source (and contributor) said of these products before
- * is replaced: a source states one value a field at a time. Deciding the fields is the caller's
- * (promoteProducts, or a `catalog.promote` job), so a claimed (brand-owner) value always wins.
+ * is replaced: a source states one value a field at a time. Deciding the fields of existing
+ * products is the caller's (promoteProducts, or a `catalog.promote` job), so a claimed
+ * (brand-owner) value always wins. With `decideNew`, the products it creates are written once with
+ * their decided values and announced (insertDecidedProducts); otherwise they are made empty.
  * Returns the product id of every GTIN and the ids of the products it created.
  */
 export async function writeSourceRecords(
@@ -32,26 +47,66 @@ export async function writeSourceRecords(
   source: DataSource,
   records: SourceRecord[],
   contributorId: string | null = null,
+  { decideNew = false } = {},
 ) {
   const gtins = [...new Set(records.map((r) => r.gtin14))]
   if (gtins.length === 0) return { ids: new Map<string, string>(), created: new Set<string>() }
-  // column arrays, not a multi-row VALUES of every column (a chunk's 2,000 rows took longer to build than to insert)
-  const inserted = (
-    await tx.execute<{ id: string; gtin: string }>(sql`insert into products (gtin, data_source)
-      select gtin, ${source} from unnest(${arrayParam(gtins, 'text')}) as g(gtin)
-      on conflict (gtin) do nothing returning id, gtin`)
-  ).rows
-  const ids = new Map(inserted.map((r) => [r.gtin, r.id]))
-  const existing = gtins.filter((g) => !ids.has(g))
-  if (existing.length)
-    for (const r of await tx
-      .select({ id: products.id, gtin: products.gtin })
-      .from(products)
-      .where(inArray(products.gtin, existing)))
-      ids.set(r.gtin, r.id)
-
   const stated = records.filter((r) => r.fields !== null)
-  const restated = [...new Set(stated.map((r) => ids.get(r.gtin14)!))]
+  const valuesOf = ({ fields }: SourceRecord) =>
+    Object.entries(fields!)
+      .filter(([, value]) => value !== undefined && value !== null && value !== '')
+      .map(([field, value]) => ({
+        field,
+        value: field === 'brand' || field === 'labels' ? value : normalizeField(field as ProductField, value),
+      }))
+
+  let ids: Map<string, string>
+  let created: Set<string>
+  if (decideNew) {
+    ids = await idsOf(tx, gtins)
+    const fresh = gtins.filter((g) => !ids.has(g)).map((gtin) => ({ gtin, id: crypto.randomUUID() }))
+    const said = Map.groupBy(stated, (r) => r.gtin14)
+    const now = new Date()
+    created = await insertDecidedProducts(
+      tx,
+      fresh.map(({ gtin, id }) => ({
+        id,
+        gtin,
+        dataSource: source,
+        candidates: (said.get(gtin) ?? []).flatMap(valuesOf).map(({ field, value }) => ({
+          id: crypto.randomUUID(),
+          productId: id,
+          field,
+          value,
+          source,
+          confidence: SOURCE_CONFIDENCE[source],
+          contributorId,
+          created: now,
+        })),
+      })),
+    )
+    for (const { gtin, id } of fresh) if (created.has(id)) ids.set(gtin, id)
+    // made by another transaction meanwhile: an existing product like the others
+    const taken = fresh.filter(({ id }) => !created.has(id)).map(({ gtin }) => gtin)
+    for (const [gtin, id] of await idsOf(tx, taken)) ids.set(gtin, id)
+  } else {
+    // column arrays, not a multi-row VALUES of every column (a chunk's 2,000 rows took longer to build than to insert)
+    const inserted = (
+      await tx.execute<{ id: string; gtin: string }>(sql`insert into products (gtin, data_source)
+        select gtin, ${source} from unnest(${arrayParam(gtins, 'text')}) as g(gtin)
+        on conflict (gtin) do nothing returning id, gtin`)
+    ).rows
+    ids = new Map(inserted.map((r) => [r.gtin, r.id]))
+    created = new Set(inserted.map((r) => r.id))
+    for (const [gtin, id] of await idsOf(
+      tx,
+      gtins.filter((g) => !ids.has(g)),
+    ))
+      ids.set(gtin, id)
+  }
+
+  // a product made here has no earlier values to replace
+  const restated = [...new Set(stated.map((r) => ids.get(r.gtin14)!))].filter((id) => !created.has(id))
   if (restated.length)
     await tx
       .delete(productCandidates)
@@ -64,15 +119,7 @@ export async function writeSourceRecords(
             : eq(productCandidates.contributorId, contributorId),
         ),
       )
-  const candidates = stated.flatMap(({ gtin14, fields }) =>
-    Object.entries(fields!)
-      .filter(([, value]) => value !== undefined && value !== null && value !== '')
-      .map(([field, value]) => ({
-        productId: ids.get(gtin14)!,
-        field,
-        value: field === 'brand' || field === 'labels' ? value : normalizeField(field as ProductField, value),
-      })),
-  )
+  const candidates = stated.flatMap((r) => valuesOf(r).map((v) => ({ productId: ids.get(r.gtin14)!, ...v })))
   // one statement of column arrays: parameters are few, whatever the number of rows
   if (candidates.length)
     await tx.execute(sql`insert into product_candidates (product_id, field, value, source, confidence, contributor_id, created)
@@ -87,7 +134,7 @@ export async function writeSourceRecords(
         candidates.map((c) => JSON.stringify(c.value)),
         'text',
       )}) as c(product_id, field, value)`)
-  return { ids, created: new Set(inserted.map((r) => r.id)) }
+  return { ids, created }
 }
 
 /**

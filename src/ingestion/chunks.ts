@@ -107,11 +107,14 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
     source,
     changed.map((r) => ({ gtin14: r.gtin14, fields: r.offer?.multipack ? null : r.fields })),
     retailer?.organizationId ?? null,
+    { decideNew: true },
   )
+  // new products were written with their decided values; the others are promoted now
   await promoteProducts(
     tx,
-    [...new Set(changed.filter((r) => !r.offer?.multipack).map((r) => ids.get(r.gtin14)!))],
-    created,
+    [...new Set(changed.filter((r) => !r.offer?.multipack).map((r) => ids.get(r.gtin14)!))].filter(
+      (id) => !created.has(id),
+    ),
   )
   if (changed.length)
     await tx.execute(sql`insert into feed_records

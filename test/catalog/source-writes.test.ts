@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'bun:test'
+import { brandKey, brandsFor } from '../../src/catalog/brands'
 import { readGtin, readTradeGtin } from '../../src/catalog/gtin'
 import { promoteProduct } from '../../src/catalog/promotion'
-import { upsertFromSource } from '../../src/catalog/source-writes'
+import { upsertFromSource, writeSourceRecords } from '../../src/catalog/source-writes'
 import { db } from '../../src/db/client'
 import { transaction } from '../../src/db/tx'
+import { parseId } from '../../src/shared/ids'
 import { createOrganization, PRODUCTS, sql, uniqueGtin } from '../support/fixtures'
 import { get, post } from '../support/server'
 
@@ -95,5 +97,110 @@ describe('GTINs read as results, not exceptions', () => {
     expect(readTradeGtin('2000000000008')).toMatchObject({ ok: false })
     expect((readTradeGtin('2000000000008') as { reason: string }).reason).toContain('restricted circulation')
     expect(readTradeGtin('4006381333931')).toMatchObject({ ok: true, gtin14: '04006381333931' })
+  })
+})
+
+// Feed chunks: a new product is written once with its decided values, never empty then updated.
+describe('writeSourceRecords with decideNew', () => {
+  test('new products are made with their promoted values and announced once; existing ones are left to promotion', async () => {
+    const existing = uniqueGtin()
+    await transaction((tx) =>
+      writeSourceRecords(tx, 'usda_fdc', [{ gtin14: `0${existing}`, fields: { product_name: 'Usda Name' } }]),
+    )
+    const fresh = uniqueGtin()
+    const brand = `Decidedco ${crypto.randomUUID().slice(0, 8)}`
+    const { ids, created } = await transaction((tx) =>
+      writeSourceRecords(
+        tx,
+        'open_food_facts',
+        [
+          {
+            gtin14: `0${fresh}`,
+            fields: { product_name: 'Decided Oats', brand, ingredients_text: 'oats, milk', net_content_value: 500 },
+          },
+          { gtin14: `0${existing}`, fields: { product_name: 'Off Name' } },
+        ],
+        null,
+        { decideNew: true },
+      ),
+    )
+    const freshId = ids.get(`0${fresh}`)!
+    expect([...created]).toEqual([freshId])
+    const [row] = await sql<Record<string, unknown>>(
+      `select p.product_name, p.data_source, p.net_content_value::text, p.contains_allergens, b.name brand, p.brand_name,
+              p.field_confidence->>'product_name' name_confidence
+       from products p left join brands b on b.id = p.brand_id where p.id = $1`,
+      [freshId],
+    )
+    expect(row).toEqual({
+      product_name: 'Decided Oats',
+      data_source: 'open_food_facts',
+      net_content_value: '500',
+      contains_allergens: ['gluten', 'milk'], // oats count as a gluten cereal
+      brand,
+      brand_name: brand,
+      name_confidence: '0.7',
+    })
+    // one product.created carrying the values; no product.updated
+    const events = await sql<{ event_type: string; name: string; brand: string }>(
+      `select event_type, data->>'product_name' name, data->>'brand' brand from events where subject_id = $1`,
+      [freshId],
+    )
+    expect(events).toEqual([{ event_type: 'product.created', name: 'Decided Oats', brand }])
+    // its candidates are stored as for any product
+    const fields = await sql<{ field: string }>(
+      'select field from product_candidates where product_id = $1 order by field',
+      [freshId],
+    )
+    expect(fields.map((f) => f.field)).toEqual(['brand', 'ingredients_text', 'net_content_value', 'product_name'])
+    // the existing product got the candidate; deciding it is the caller's (promotion)
+    const [before] = await sql<{ product_name: string }>('select product_name from products where gtin = $1', [
+      `0${existing}`,
+    ])
+    expect(before!.product_name).toBe('')
+    const offCandidates = await sql<{ n: number }>(
+      `select count(*)::int n from product_candidates where product_id = $1 and source = 'open_food_facts'`,
+      [ids.get(`0${existing}`)],
+    )
+    expect(offCandidates[0]!.n).toBe(1)
+  })
+})
+
+describe('brandsFor', () => {
+  test('finds brands without regard to case, per owner, and makes the missing ones once', async () => {
+    const org = await createOrganization()
+    const orgId = parseId(org.id)!
+    const name = `Casey ${crypto.randomUUID().slice(0, 8)}`
+    const first = await transaction((tx) =>
+      brandsFor(tx, [
+        { organizationId: null, name },
+        { organizationId: orgId, name },
+      ]),
+    )
+    const unowned = first.get(brandKey(null, name))!
+    const owned = first.get(brandKey(orgId, name))!
+    expect(unowned).toBeString()
+    expect(owned).not.toBe(unowned)
+    // other spellings find the same rows; a new name is made beside them
+    const other = `${name} Two`
+    const again = await transaction((tx) =>
+      brandsFor(tx, [
+        { organizationId: null, name: name.toUpperCase() },
+        { organizationId: orgId, name: name.toLowerCase() },
+        { organizationId: null, name: other },
+      ]),
+    )
+    expect(again.get(brandKey(null, name))).toBe(unowned)
+    expect(again.get(brandKey(orgId, name))).toBe(owned)
+    expect(again.size).toBe(3)
+    const rows = await sql<{ name: string; organization_id: string | null }>(
+      `select name, organization_id from brands where lower(name) like lower($1) || '%' order by name, organization_id nulls first`,
+      [name],
+    )
+    expect(rows).toEqual([
+      { name, organization_id: null },
+      { name, organization_id: orgId },
+      { name: other, organization_id: null },
+    ])
   })
 })
