@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
-import { arrayParam } from '../db/params'
+import { arrayParam, unnestRows } from '../db/params'
 import { campaigns, campaignTotals } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { AppError, invalidField } from '../shared/errors'
@@ -49,28 +49,14 @@ export async function upsertPerformance(tx: Tx, rows: PerformanceInput[]): Promi
   const result = await tx.execute<{ created: number; updated: number; changed: string[] | null }>(sql`
     with written as (
       insert into campaign_performance (campaign_id, date, source, impressions, clicks, spend)
-      select * from unnest(
-        ${arrayParam(
-          rows.map((r) => r.campaignId),
-          'uuid',
-        )}, ${arrayParam(
-          rows.map((r) => r.date),
-          'date',
-        )},
-        ${arrayParam(
-          rows.map((r) => r.source),
-          'text',
-        )}, ${arrayParam(
-          rows.map((r) => r.impressions),
-          'int8',
-        )},
-        ${arrayParam(
-          rows.map((r) => r.clicks),
-          'int8',
-        )}, ${arrayParam(
-          rows.map((r) => r.spend),
-          'numeric',
-        )})
+      select campaign_id, date, source, impressions, clicks, spend from ${unnestRows(rows, 'r', {
+        campaign_id: ['uuid', (r) => r.campaignId],
+        date: ['date', (r) => r.date],
+        source: ['text', (r) => r.source],
+        impressions: ['int8', (r) => r.impressions],
+        clicks: ['int8', (r) => r.clicks],
+        spend: ['numeric', (r) => r.spend],
+      })}
       on conflict (campaign_id, date, source) do update
         set impressions = excluded.impressions, clicks = excluded.clicks, spend = excluded.spend, modified = now()
         where (campaign_performance.impressions, campaign_performance.clicks, campaign_performance.spend)

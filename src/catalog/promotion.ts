@@ -97,11 +97,11 @@ function changesOf({ row, winners }: Decided) {
 /**
  * Promotion of many products in one transaction (feeds promote a chunk at once): their rows and
  * candidates are read in two statements, brands resolved together, and an event emitted for each
- * product that changed (`product.created` instead for the ids in `created`, which are always
- * announced). Rows are locked in id order, so concurrent promotions cannot deadlock. Returns the
- * ids that changed.
+ * product that changed (new products are made by insertDecidedProducts, which announces them).
+ * Rows are locked in id order, so concurrent promotions cannot deadlock. Returns the ids that
+ * changed.
  */
-export function promoteProducts(ex: Executor, productIds: string[], created: ReadonlySet<string> = new Set()) {
+export function promoteProducts(ex: Executor, productIds: string[]) {
   return inTransaction(ex, async (tx) => {
     if (productIds.length === 0) return []
     const rows = await selectProducts(tx)
@@ -128,9 +128,7 @@ export function promoteProducts(ex: Executor, productIds: string[], created: Rea
       if (typeof brand === 'string' && brand && brand !== d.row.brandName)
         changes.brandId = brandIds.get(brandKey(d.row.brandOrg, brand))
       const summary = summarize(d.winners)
-      const isNew = created.has(product.id)
       if (
-        !isNew &&
         Object.keys(changes).length === 0 &&
         JSON.stringify(summary.fieldConfidence) === JSON.stringify(product.fieldConfidence)
       )
@@ -144,7 +142,7 @@ export function promoteProducts(ex: Executor, productIds: string[], created: Rea
     await emit(
       tx,
       ...after.map((p) => ({
-        eventType: created.has(p.product.id) ? ('product.created' as const) : ('product.updated' as const),
+        eventType: 'product.updated' as const,
         organizationId: p.product.ownerId,
         subjectId: p.product.id,
         data: toProductResource(p),

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { arrayParam } from '../db/params'
+import { arrayParam, unnestRows } from '../db/params'
 import { productCandidates, products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
@@ -123,17 +123,12 @@ export async function writeSourceRecords(
   // one statement of column arrays: parameters are few, whatever the number of rows
   if (candidates.length)
     await tx.execute(sql`insert into product_candidates (product_id, field, value, source, confidence, contributor_id, created)
-      select product_id, field, value::jsonb, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, now()
-      from unnest(${arrayParam(
-        candidates.map((c) => c.productId),
-        'uuid',
-      )}, ${arrayParam(
-        candidates.map((c) => c.field),
-        'text',
-      )}, ${arrayParam(
-        candidates.map((c) => JSON.stringify(c.value)),
-        'text',
-      )}) as c(product_id, field, value)`)
+      select product_id, field, value, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, now()
+      from ${unnestRows(candidates, 'c', {
+        product_id: ['uuid', (c) => c.productId],
+        field: ['text', (c) => c.field],
+        value: ['jsonb', (c) => JSON.stringify(c.value)],
+      })}`)
   return { ids, created }
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { arrayParam } from '../db/params'
+import { unnestRows } from '../db/params'
 import { defineQueue } from '../db/queues'
 import { type Executor, inTransaction } from '../db/tx'
 import type { EventJobData } from './consumers'
@@ -27,20 +27,15 @@ export async function emit(ex: Executor, ...list: NewEvent[]): Promise<string[]>
   if (list.length === 0) return []
   return inTransaction(ex, async (tx) => {
     const ids = list.map(() => crypto.randomUUID())
+    const rows = list.map((event, i) => ({ ...event, id: ids[i]! }))
     await tx.execute(sql`insert into events (id, event_type, organization_id, subject_id, data)
-      select * from unnest(${arrayParam(ids, 'uuid')}, ${arrayParam(
-        list.map((e) => e.eventType),
-        'text',
-      )}, ${arrayParam(
-        list.map((e) => e.organizationId),
-        'uuid',
-      )}, ${arrayParam(
-        list.map((e) => e.subjectId),
-        'uuid',
-      )}, ${arrayParam(
-        list.map((e) => JSON.stringify(e.data)),
-        'text',
-      )}::jsonb[])`)
+      select id, event_type, organization_id, subject_id, data from ${unnestRows(rows, 'e', {
+        id: ['uuid', (e) => e.id],
+        event_type: ['text', (e) => e.eventType],
+        organization_id: ['uuid', (e) => e.organizationId],
+        subject_id: ['uuid', (e) => e.subjectId],
+        data: ['jsonb', (e) => JSON.stringify(e.data)],
+      })}`)
     await dispatchQueue.insert(tx, [{ id: ids[0]!, data: { eventIds: ids } }])
     return ids
   })

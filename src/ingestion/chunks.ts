@@ -4,7 +4,7 @@ import type { FeedRecord, FeedRow } from '../../feeds/record'
 import { promoteProducts } from '../catalog/promotion'
 import { writeSourceRecords } from '../catalog/source-writes'
 import { db } from '../db/client'
-import { arrayParam } from '../db/params'
+import { unnestRows } from '../db/params'
 import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { upsertOffers } from './offers'
@@ -119,26 +119,16 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   if (changed.length)
     await tx.execute(sql`insert into feed_records
         (source, scope, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
-      select ${source}, ${scope}::uuid, r.*, ${runId}::uuid, ${run!.full ? runId : null}::uuid
-      from unnest(${arrayParam(
-        changed.map((r) => r.key),
-        'text',
-      )}, ${arrayParam(
-        changed.map((r) => r.gtin14),
-        'text',
-      )}, ${arrayParam(
-        changed.map((r) => ids.get(r.gtin14)!),
-        'uuid',
-      )}, ${arrayParam(
-        changed.map((r) => r.hash),
-        'text',
-      )}, ${arrayParam(
-        changed.map((r) => r.version),
-        'int8',
-      )}, ${arrayParam(
-        changed.map((r) => r.reading),
-        'text',
-      )}) as r(key, gtin, product_id, content_hash, version, reading)
+      select ${source}, ${scope}::uuid, key, gtin, product_id, content_hash, version, reading, ${runId}::uuid,
+        ${run!.full ? runId : null}::uuid
+      from ${unnestRows(changed, 'r', {
+        key: ['text', (r) => r.key],
+        gtin: ['text', (r) => r.gtin14],
+        product_id: ['uuid', (r) => ids.get(r.gtin14)!],
+        content_hash: ['text', (r) => r.hash],
+        version: ['int8', (r) => r.version],
+        reading: ['text', (r) => r.reading],
+      })}
       on conflict (source, scope, key) do update set
         gtin = excluded.gtin, product_id = excluded.product_id, content_hash = excluded.content_hash,
         version = excluded.version, reading = excluded.reading, last_run_id = excluded.last_run_id,
