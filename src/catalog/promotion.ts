@@ -67,6 +67,21 @@ async function updateProducts(tx: Tx, updates: Record<string, unknown>[]) {
   }
 }
 
+/** Emits the event for each product, with the product as the API shows it now. */
+async function announce(tx: Tx, eventType: 'product.created' | 'product.updated', ids: string[]) {
+  if (ids.length === 0) return
+  const after = await selectProducts(tx).where(sql`${products.id} = any(${arrayParam(ids, 'uuid')})`)
+  await emit(
+    tx,
+    ...after.map((p) => ({
+      eventType,
+      organizationId: p.product.ownerId,
+      subjectId: p.product.id,
+      data: toProductResource(p),
+    })),
+  )
+}
+
 /** The column changes the winners make to a product (the brand is resolved by the caller). */
 function changesOf({ row, winners }: Decided) {
   const before = row.product
@@ -137,17 +152,7 @@ export function promoteProducts(ex: Executor, productIds: string[]) {
     }
     await updateProducts(tx, updates)
     const changed = updates.map((u) => u.id as string)
-    if (changed.length === 0) return changed
-    const after = await selectProducts(tx).where(inArray(products.id, changed))
-    await emit(
-      tx,
-      ...after.map((p) => ({
-        eventType: 'product.updated' as const,
-        organizationId: p.product.ownerId,
-        subjectId: p.product.id,
-        data: toProductResource(p),
-      })),
-    )
+    await announce(tx, 'product.updated', changed)
     return changed
   })
 }
@@ -203,17 +208,6 @@ export async function insertDecidedProducts(tx: Tx, list: NewProduct[]): Promise
       on conflict (gtin) do nothing returning id`)
     for (const r of inserted.rows) made.add(r.id)
   }
-  if (made.size) {
-    const after = await selectProducts(tx).where(sql`${products.id} = any(${arrayParam([...made], 'uuid')})`)
-    await emit(
-      tx,
-      ...after.map((p) => ({
-        eventType: 'product.created' as const,
-        organizationId: p.product.ownerId,
-        subjectId: p.product.id,
-        data: toProductResource(p),
-      })),
-    )
-  }
+  await announce(tx, 'product.created', [...made])
   return made
 }
