@@ -12,7 +12,7 @@ import { docs } from './http/openapi'
 import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
 import { feedRoutes, offerRoutes } from './ingestion/routes'
-import { resolverRoutes } from './resolver/resolver-routes'
+import { resolverRoutes, scanServeRoutes } from './resolver/resolver-routes'
 import { ruleRoutes } from './resolver/routes'
 import { retailerRoutes } from './retailers/routes'
 import { searchRoutes } from './search/routes'
@@ -22,7 +22,12 @@ import { webhookRoutes } from './webhooks/routes'
 export function createApp() {
   // plugins that look at the whole app (its routes, its handler) read it on first use
   let self: AnyElysia | null = null
-  const app = new Elysia({ strictPath: true, normalize: false })
+  const app = new Elysia({
+    strictPath: true,
+    normalize: false,
+    // scans go from Bun's router straight to the resolver (see scanServeRoutes)
+    serve: { routes: scanServeRoutes(() => self!) },
+  })
     .use(requestContext)
     .use(exactPaths(() => self!.routes))
     .use(problems)

@@ -85,8 +85,26 @@ const fetchOnce = (path: () => string, status: number) => () =>
     await r.arrayBuffer()
     return r.status === status
   })
-const run = (name: string, url: string, lua: string | undefined, once: () => Promise<boolean>) =>
-  wrk ? measureWithWrk(name, url, CONCURRENCY, SECONDS, key, lua) : measure(name, CONCURRENCY, SECONDS, once)
+const statements = async () => {
+  const { rows } = await bench.database.db.$client.query(
+    'select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()',
+  )
+  return Number(rows[0].n)
+}
+const perRequest = new Map<string, { cpuUs: number; transactions: number }>()
+/** One load run; also notes the server's CPU time and database transactions per request. */
+async function run(name: string, url: string, lua: string | undefined, once: () => Promise<boolean>) {
+  const [cpu, transactions] = [bench.cpuSeconds(), await statements()]
+  const result = wrk
+    ? await measureWithWrk(name, url, CONCURRENCY, SECONDS, key, lua)
+    : await measure(name, CONCURRENCY, SECONDS, once)
+  const requests = Math.max(1, result.requests)
+  perRequest.set(name.split(' (')[0]!, {
+    cpuUs: ((bench.cpuSeconds() - cpu) / requests) * 1e6,
+    transactions: ((await statements()) - transactions) / requests,
+  })
+  return result
+}
 
 say('warming up')
 await measure(
@@ -114,6 +132,9 @@ console.log(
   `\n${PRODUCTS.toLocaleString('en')} products, ${(PRODUCTS * RULES_PER_PRODUCT + 1).toLocaleString('en')} rules; concurrency ${CONCURRENCY}, ${SECONDS} s each; load from ${wrk ? 'wrk (1 thread)' : 'fetch in this process'}; keyed requests (no anonymous limit)\n`,
 )
 printTable([bare, resolve])
+console.log('\nper request (server process CPU time; transactions of the whole database, background jobs included):')
+for (const [name, { cpuUs, transactions }] of perRequest)
+  console.log(`  ${name}: ${cpuUs.toFixed(0)} µs CPU, ${transactions.toFixed(4)} transactions`)
 const share = resolve.rps / bare.rps
 const met = resolve.errors === 0 && resolve.p99 < 10 && share >= 0.5
 console.log(

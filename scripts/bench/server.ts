@@ -26,7 +26,7 @@ export async function startBenchServer(poolSize = 2) {
         DATABASE_URL: database.url,
         PORT: String(port),
         HOST: '127.0.0.1',
-        ROLE: 'all',
+        ROLE: process.env.SERVER_ROLE ?? 'all',
         LOG_LEVEL: process.env.SERVER_LOG_LEVEL ?? 'info',
       },
       stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')],
@@ -48,6 +48,11 @@ export async function startBenchServer(poolSize = 2) {
     peakRss: () => {
       const status = readFileSync(`/proc/${server.pid}/status`, 'utf8')
       return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024
+    },
+    /** CPU time the server process has used so far (user + system, Linux /proc), in seconds */
+    cpuSeconds: () => {
+      const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      return (Number(fields[11]) + Number(fields[12])) / 100
     },
     async stop() {
       server.kill('SIGTERM')

@@ -42,7 +42,7 @@ function misreadHost(url: string): boolean {
 }
 
 /** 422 for a query parameter that does not decode to safe text, or a number not written in decimal. */
-function checkQuery(url: string, numeric: Map<string, 'integer' | 'number'> | undefined) {
+export function checkQuery(url: string, numeric: Map<string, 'integer' | 'number'> | undefined) {
   const q = url.indexOf('?')
   if (q === -1) return
   for (const pair of url.slice(q + 1).split('&')) {
@@ -70,6 +70,19 @@ function checkPath(path: string) {
     const problem = unsafeComponent(segment, 'path')
     if (problem) throw invalid(problem)
   }
+}
+
+/** 431 past HEADERS_LIMIT of headers, 414 past URL_LIMIT of path and query, 422 for an unsafe path segment. */
+export function checkHead(request: Request, url: string, path: string) {
+  let headerBytes = 0
+  request.headers.forEach((value, name) => {
+    headerBytes += name.length + value.length + 4
+  })
+  if (headerBytes > HEADERS_LIMIT)
+    throw new AppError('headers_too_large', `the request headers exceed ${HEADERS_LIMIT} bytes`)
+  if (url.length - url.indexOf(path) > URL_LIMIT)
+    throw new AppError('uri_too_long', `the path and query exceed ${URL_LIMIT} characters`)
+  checkPath(path)
 }
 
 /** The body's bytes, read incrementally: at most `limit` bytes (413) within BODY_TIMEOUT_MS (408). */
@@ -133,16 +146,8 @@ export function edge(root: () => { routes: Route[]; handle: (request: Request) =
         const path = url.slice(url.indexOf('/', url.indexOf('//') + 2))
         return root().handle(new Request(`http://service.internal${path}`, request))
       }
-      let headerBytes = 0
-      request.headers.forEach((value, name) => {
-        headerBytes += name.length + value.length + 4
-      })
-      if (headerBytes > HEADERS_LIMIT)
-        throw new AppError('headers_too_large', `the request headers exceed ${HEADERS_LIMIT} bytes`)
       const path = pathOf(url)
-      if (url.length - url.indexOf(path) > URL_LIMIT)
-        throw new AppError('uri_too_long', `the path and query exceed ${URL_LIMIT} characters`)
-      checkPath(path)
+      checkHead(request, url, path)
       const route = table.match(request.method, path)
       if (!route) {
         const allowed = table.methodsFor(path)

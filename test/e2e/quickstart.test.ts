@@ -93,6 +93,8 @@ describe('quick start (contract §1)', () => {
       }
       await fetch(`${first.url}/no/such/path`, { headers: { 'x-request-id': 'trace-404' } })
       await fetch(`${first.url}/readyz`, { headers: { 'x-request-id': 'trace-200' } })
+      // scans are served from Bun's router, outside the app's hooks: logged all the same (a bad check digit: 400)
+      await fetch(`${first.url}/01/04012345000019`, { headers: { 'x-request-id': 'trace-scan' } })
       first.kill('SIGTERM')
       expect(await first.exited).toBe(0)
       // one structured JSON line per request: request id, method, path, status, duration
@@ -112,6 +114,11 @@ describe('quick start (contract §1)', () => {
         status: 200,
       })
       expect(typeof lines.find((l) => l.request_id === 'trace-200').duration_ms).toBe('number')
+      expect(lines.find((l) => l.request_id === 'trace-scan')).toMatchObject({
+        method: 'GET',
+        path: '/01/04012345000019',
+        status: 400,
+      })
       expect(first.output()).not.toContain(api_key.key) // keys never logged
       expect(first.output()).toContain('"msg":"stopped"')
       expect(existsSync(join(dir, 'pg', 'postmaster.pid'))).toBe(false)

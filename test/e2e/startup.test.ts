@@ -178,6 +178,10 @@ describe("the server's own refusals are problem+json", () => {
       expect(longHeaders.status).toBe(431)
       expect(longHeaders.headers.get('content-type')).toStartWith('application/problem+json')
       expect(((await longHeaders.json()) as { code: string }).code).toBe('headers_too_large')
+      // scans, served from Bun's router outside the app's hooks, keep the same limits
+      const longScan = await fetch(`${server.url}/01/04012345000012`, { headers: { 'x-padding': 'p'.repeat(40_000) } })
+      expect(longScan.status).toBe(431)
+      expect(((await longScan.json()) as { code: string }).code).toBe('headers_too_large')
     } finally {
       server.kill('SIGTERM')
       await server.exited

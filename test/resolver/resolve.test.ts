@@ -71,6 +71,12 @@ describe('resolving: redirects and GTIN forms', () => {
     expectProblem(await get(`/01/${p.gtin}?linkType=gs1:nope`), 400, 'invalid_digital_link')
     // a path that does not decode to text is refused at the edge, as on every route
     expectProblem(await get(`/01/${p.gtin}/10/%E0%A4%A`), 422, 'validation_error')
+    expectProblem(await get(`/01/${p.gtin}?utm=%00`), 422, 'validation_error')
+    // the edge's other limits hold on scans too, served outside the app's hooks (431: test/e2e/startup)
+    expectProblem(await get(`/01/${p.gtin}?q=${'x'.repeat(9000)}`), 414, 'uri_too_long')
+    expectProblem(await get(`/01/${p.gtin}`, 'not-a-key'), 401, 'unauthenticated')
+    const post = await call('POST', `/01/${p.gtin}`, { body: {} })
+    expectProblem(post, 405, 'method_not_allowed')
   })
 
   test('a trailing slash redirects (308) to the declared form', async () => {
