@@ -10,7 +10,7 @@ import { Problem } from '../http/openapi'
 import { problemResponse, toAppError } from '../http/problems'
 import { consume, rateLimitHeaders } from '../http/rate-limit'
 import { logRequest, newRequestId } from '../http/request-context'
-import { pathOf } from '../http/url'
+import { pathOf, queryOf } from '../http/url'
 import { AppError } from '../shared/errors'
 import type { Place } from './conditions'
 import { parseDigitalLinkPath } from './digital-link'
@@ -64,8 +64,24 @@ async function resolveScan(request: Request, requestIp: () => string | undefined
   }
 }
 
+const NO_QUERY = new URLSearchParams()
+/** URL origins by the text before the path: the host is the client's, so at most 256 are kept. */
+const origins = new Map<string, string>()
+function originOf(url: string): string {
+  const head = url.slice(0, url.indexOf('/', url.indexOf('//') + 2))
+  let origin = origins.get(head)
+  if (origin === undefined) {
+    origin = new URL(url).origin
+    if (origins.size >= 256) origins.clear()
+    origins.set(head, origin)
+  }
+  return origin
+}
+
 async function answer(request: Request, requestIp: () => string | undefined, caller: unknown): Promise<Response> {
-  const url = new URL(request.url)
+  const href = request.url
+  const search = queryOf(href)
+  const query = search ? new URLSearchParams(search) : NO_QUERY
   const headers = request.headers
   let limitHeaders: Record<string, string> = {}
   if (!caller) {
@@ -73,26 +89,26 @@ async function answer(request: Request, requestIp: () => string | undefined, cal
     const state = await consume(ANONYMOUS, address ? limitKey(address) : 'unknown')
     if (state) limitHeaders = rateLimitHeaders(state)
   }
-  const scan = parseDigitalLinkPath(pathOf(request.url))
-  const linkTypeParam = url.searchParams.get('linkType')
+  const scan = parseDigitalLinkPath(pathOf(href))
+  const linkTypeParam = query.get('linkType')
   const linkset = wantsLinkset(linkTypeParam, headers.get('accept'))
   if (linkTypeParam !== null && !linkset && !LINK_TYPES.has(linkTypeParam))
     throw new AppError(
       'invalid_digital_link',
       `linkType ${linkTypeParam} is not a GS1 Web Vocabulary link type (gs1:pip, …) or linkset`,
     )
-  await ruleIndex.ready()
-  const product = await ruleIndex.product(scan.gtin)
+  if (!ruleIndex.isReady()) await ruleIndex.ready()
+  const product = ruleIndex.knownProduct(scan.gtin) ?? (await ruleIndex.product(scan.gtin))
   if (!product) throw new AppError('not_found', `no product with GTIN ${scan.gtin}`)
   const now = new Date()
-  const place = placeOf(url.searchParams, headers)
+  const place = placeOf(query, headers)
   const evaluations = evaluate(ruleIndex.rulesFor(product, scan.lot, scan.serial), now.getTime(), place)
-  const anchor = anchorOf(url.origin, scan)
+  const anchor = anchorOf(originOf(href), scan)
   const linkType = linkset || linkTypeParam === null ? undefined : linkTypeParam
   const outcome = choose(evaluations, linkType)
   const common = { ...limitHeaders, vary: 'Accept', 'cache-control': 'no-cache' }
 
-  if (url.searchParams.has('explain'))
+  if (query.has('explain'))
     return jsonResponse(
       200,
       explanation(scan, product, linkType, now, place, evaluations, outcome),
@@ -118,7 +134,7 @@ async function answer(request: Request, requestIp: () => string | undefined, cal
     headers: {
       ...CORS,
       ...common,
-      location: redirectTarget(outcome.rule, url.searchParams),
+      location: redirectTarget(outcome.rule, query),
       link: `<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`,
     },
   })

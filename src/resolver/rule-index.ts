@@ -68,10 +68,14 @@ class RuleIndex {
     else if (kind === 'rule') await this.reloadRule(key).catch((err) => logger.warn({ err }, 'rule reload failed'))
   }
 
+  /** Loaded, and fresh enough when change messages cannot be heard. */
+  isReady() {
+    return this.#listening ? this.#loadedAt !== -Infinity : performance.now() - this.#loadedAt <= UNHEARD_TTL_MS
+  }
+
   /** Ready to answer: loaded, and fresh enough when change messages cannot be heard. */
   async ready() {
-    const stale = this.#listening ? this.#loadedAt === -Infinity : performance.now() - this.#loadedAt > UNHEARD_TTL_MS
-    if (stale) await this.load()
+    if (!this.isReady()) await this.load()
   }
 
   load(): Promise<void> {
@@ -182,9 +186,15 @@ class RuleIndex {
     }
   }
 
+  /** The product of a GTIN-14 as kept (null: known to be none), or undefined when it must be read. */
+  knownProduct(gtin: string): ProductRef | null | undefined {
+    return this.#listening ? this.#products.get(gtin) : undefined
+  }
+
   /** The catalog's product of a GTIN-14, or null; kept while change messages can be heard. */
   async product(gtin: string): Promise<ProductRef | null> {
-    if (this.#listening && this.#products.has(gtin)) return this.#products.get(gtin)!
+    const known = this.knownProduct(gtin)
+    if (known !== undefined) return known
     const [row] = await productByGtin().execute({ gtin })
     const ref = row ? this.#ref(row) : null
     if (this.#listening) {
