@@ -5,6 +5,25 @@ import { join } from 'node:path'
 import { FLUSH_INTERVAL_MS, LineSink } from '../../src/shared/log-sink'
 
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean)
+const LOGGER = JSON.stringify(join(import.meta.dir, '../../src/shared/logger'))
+
+/** Runs `script` (with `LOGGER`, the logger module's path) in a child logging to a file: its lines and how it ended. */
+async function childLog(name: string, script: string) {
+  const file = join(tmpdir(), `sink-${name}-${process.pid}-${Date.now()}.log`)
+  const out = openSync(file, 'w')
+  const child = Bun.spawn([process.execPath, '-e', script], {
+    env: { ...process.env, LOG_LEVEL: 'info', LOG_TARGET: 'stdout' },
+    stdout: out,
+    stderr: 'inherit',
+  })
+  await child.exited
+  closeSync(out)
+  try {
+    return { lines: lines(file), signal: child.signalCode }
+  } finally {
+    rmSync(file, { force: true })
+  }
+}
 
 describe('log sink', () => {
   test('lines are gathered and written together within the flush interval; flush() writes at once', async () => {
@@ -41,61 +60,39 @@ describe('log sink', () => {
   })
 
   test('a warn line, and the info lines before it, survive a kill -9 right after it', async () => {
-    const file = join(tmpdir(), `sink-kill-${process.pid}-${Date.now()}.log`)
-    const script = `
-      const { logger } = await import(${JSON.stringify(join(import.meta.dir, '../../src/shared/logger'))})
+    const { lines: written, signal } = await childLog(
+      'kill',
+      `const { logger } = await import(${LOGGER})
       logger.info('request line')
       logger.warn('about to die')
-      process.kill(process.pid, 'SIGKILL')`
-    const out = openSync(file, 'w')
-    const child = Bun.spawn([process.execPath, '-e', script], {
-      env: { ...process.env, LOG_LEVEL: 'info', LOG_TARGET: 'stdout' },
-      stdout: out,
-      stderr: 'inherit',
-    })
-    await child.exited
-    closeSync(out)
-    try {
-      expect(child.signalCode).toBe('SIGKILL')
-      expect(lines(file).map((l) => JSON.parse(l).msg)).toEqual(['request line', 'about to die'])
-    } finally {
-      rmSync(file, { force: true })
-    }
+      process.kill(process.pid, 'SIGKILL')`,
+    )
+    expect(signal).toBe('SIGKILL')
+    expect(written.map((l) => JSON.parse(l).msg)).toEqual(['request line', 'about to die'])
   })
 
   test("a request line has the shape of the logger's own lines and escapes what the client sent", async () => {
-    const file = join(tmpdir(), `sink-request-${process.pid}-${Date.now()}.log`)
-    const script = `
-      const { logger, logRequestLine, flushLogs } = await import(${JSON.stringify(join(import.meta.dir, '../../src/shared/logger'))})
+    const { lines: written } = await childLog(
+      'request',
+      `const { logger, logRequestLine, flushLogs } = await import(${LOGGER})
       logger.info({ request_id: 'a', method: 'GET', path: '/x', status: 200 })
       logRequestLine({ id: 'b', method: 'GET', path: '/01/"q"\\\\\\u0001é', status: 307, durationMs: 1.25 })
       logRequestLine({ id: '', method: 'POST', path: '/y', status: 500 })
-      flushLogs()`
-    const out = openSync(file, 'w')
-    const child = Bun.spawn([process.execPath, '-e', script], {
-      env: { ...process.env, LOG_LEVEL: 'info', LOG_TARGET: 'stdout' },
-      stdout: out,
-      stderr: 'inherit',
+      flushLogs()`,
+    )
+    const [pinoLine, escaped, anonymous] = written.map((l) => JSON.parse(l))
+    expect(Object.keys(escaped)).toEqual([...Object.keys(pinoLine), 'duration_ms'])
+    expect(escaped).toMatchObject({ level: 30, service: 'gtin-catalog', request_id: 'b', status: 307 })
+    expect(escaped.path).toBe('/01/"q"\\\u0001é')
+    expect(escaped.duration_ms).toBe(1.25)
+    expect(new Date(escaped.time).toISOString()).toBe(escaped.time)
+    expect(anonymous).toEqual({
+      level: 30,
+      time: anonymous.time,
+      service: 'gtin-catalog',
+      method: 'POST',
+      path: '/y',
+      status: 500,
     })
-    await child.exited
-    closeSync(out)
-    try {
-      const [pinoLine, escaped, anonymous] = lines(file).map((l) => JSON.parse(l))
-      expect(Object.keys(escaped)).toEqual([...Object.keys(pinoLine), 'duration_ms'])
-      expect(escaped).toMatchObject({ level: 30, service: 'gtin-catalog', request_id: 'b', status: 307 })
-      expect(escaped.path).toBe('/01/"q"\\\u0001é')
-      expect(escaped.duration_ms).toBe(1.25)
-      expect(new Date(escaped.time).toISOString()).toBe(escaped.time)
-      expect(anonymous).toEqual({
-        level: 30,
-        time: anonymous.time,
-        service: 'gtin-catalog',
-        method: 'POST',
-        path: '/y',
-        status: 500,
-      })
-    } finally {
-      rmSync(file, { force: true })
-    }
   })
 })
