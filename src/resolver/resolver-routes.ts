@@ -239,7 +239,7 @@ for (const tail of PATHS)
 
 const SCAN = /^\/01\/[^?]*[^/?]$/
 
-/** What scanRoutes hands requests it does not serve to. */
+/** Where scanServeRoutes sends the requests it does not serve: the app. */
 type Fallback = { handle: (request: Request) => Promise<Response> }
 
 /**
