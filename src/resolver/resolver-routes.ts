@@ -98,7 +98,9 @@ async function answer(request: Request, requestIp: () => string | undefined, cal
       `linkType ${linkTypeParam} is not a GS1 Web Vocabulary link type (gs1:pip, …) or linkset`,
     )
   if (!ruleIndex.isReady()) await ruleIndex.ready()
-  const product = ruleIndex.knownProduct(scan.gtin) ?? (await ruleIndex.product(scan.gtin))
+  // a product kept in memory is answered without a promise; only an unknown GTIN is read
+  const known = ruleIndex.knownProduct(scan.gtin)
+  const product = known !== undefined ? known : await ruleIndex.product(scan.gtin)
   if (!product) throw new AppError('not_found', `no product with GTIN ${scan.gtin}`)
   const now = new Date()
   const place = placeOf(query, headers)

@@ -73,7 +73,7 @@ class RuleIndex {
     return this.#listening ? this.#loadedAt !== -Infinity : performance.now() - this.#loadedAt <= UNHEARD_TTL_MS
   }
 
-  /** Ready to answer: loaded, and fresh enough when change messages cannot be heard. */
+  /** Loads the rules when they are not ready (isReady). */
   async ready() {
     if (!this.isReady()) await this.load()
   }

@@ -11,13 +11,15 @@ import { LineSink } from './log-sink'
  */
 const destination = new LineSink(config.LOG_TARGET === 'stderr' ? 2 : 1)
 const WARN = 40
+/** The `service` field of every line. */
+const SERVICE = 'gtin-catalog'
 // lines of the last turn before a normal exit (process.exit skips the pending setImmediate)
 process.on('exit', () => destination.flush())
 
 export const logger = pino(
   {
     level: config.LOG_LEVEL,
-    base: { service: 'gtin-catalog' },
+    base: { service: SERVICE },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: ['api_key', 'key', 'headers["x-api-key"]', 'headers["x-admin-token"]'],
     serializers: { err: errorForLog },
@@ -37,14 +39,15 @@ export type RequestLine = { id: string; method: string; path: string; status: nu
 /**
  * The request log: one info line per request, in the logger's own format (level, ISO time,
  * service, then the fields), written by hand: at a resolver's request rate pino's general
- * serialisation was the largest single cost of a request (scripts/bench/resolve.ts)..
+ * serialisation was the largest single cost of a request (scripts/bench/resolve.ts).
  */
+const SERVICE_FIELD = `,"service":${JSON.stringify(SERVICE)}`
 export function logRequestLine(line: RequestLine) {
   if (!logger.isLevelEnabled('info')) return
   const id = line.id ? `,"request_id":${JSON.stringify(line.id)}` : ''
   const duration = line.durationMs === undefined ? '' : `,"duration_ms":${line.durationMs}`
   destination.write(
-    `{"level":30,"time":"${new Date().toISOString()}","service":"gtin-catalog"${id},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status}${duration}}\n`,
+    `{"level":30,"time":"${new Date().toISOString()}"${SERVICE_FIELD}${id},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${line.status}${duration}}\n`,
   )
 }
 
