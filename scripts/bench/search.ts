@@ -2,7 +2,9 @@
 // 5,000 retailers; deterministic), then GET /catalog/api/v1/search at concurrency 16 for each kind
 // of query, p50/p95/p99, next to the floor: the very SQL statements the endpoint runs for each
 // query (recorded from the search code), replayed through `pg` at the same concurrency.
-//   npm run bench:search -- [--products 1000000] [--seconds 10]
+//   npm run bench:search -- [--products 1000000] [--seconds 10] [--keep DIR]
+// `--keep DIR` keeps the database (and its seeded catalog) in DIR: a later run with the same DIR
+// skips the seeding, which takes minutes at a million products.
 // Load from wrk when installed (apt-get install wrk), else fetch in this process.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,7 +16,11 @@ import { seedCatalog } from './search-catalog'
 import { startBenchServer } from './server'
 
 const { values } = parseArgs({
-  options: { products: { type: 'string', default: '1000000' }, seconds: { type: 'string', default: '10' } },
+  options: {
+    products: { type: 'string', default: '1000000' },
+    seconds: { type: 'string', default: '10' },
+    keep: { type: 'string' },
+  },
 })
 const PRODUCTS = Number(values.products)
 const SECONDS = Number(values.seconds)
@@ -46,7 +52,7 @@ const pathOf = (q: string) => {
   return `/catalog/api/v1/search?q=${encodeURIComponent(text!)}${filters.map((f) => `&${f}`).join('')}`
 }
 
-const bench = await startBenchServer()
+const bench = await startBenchServer(2, values.keep)
 const { db } = await import('../../src/db/client')
 const { createOrganization } = await import('../../src/accounts/organizations')
 const { api_key, organization } = await createOrganization(db, { name: 'Bench Search', owner_email: 's@example.test' })
@@ -56,10 +62,16 @@ const pool = new pg.Pool({ connectionString: bench.database.url, max: CONCURRENC
 {
   const client = await pool.connect()
   const t0 = performance.now()
-  say(`seeding ${PRODUCTS.toLocaleString('en')} products, 50,000 brands, 5,000 retailers`)
-  await seedCatalog(client, { products: PRODUCTS, brands: 50_000, retailers: 5_000 }, parseId(organization.id)!, say)
+  const held = Number((await client.query<{ n: string }>(`select count(*) n from products`)).rows[0]!.n)
+  if (held === PRODUCTS) say(`reusing the catalog seeded in ${values.keep}`)
+  else if (held > 0)
+    throw new Error(`${values.keep} holds ${held} products, not ${PRODUCTS}: keep in another directory`)
+  else {
+    say(`seeding ${PRODUCTS.toLocaleString('en')} products, 50,000 brands, 5,000 retailers`)
+    await seedCatalog(client, { products: PRODUCTS, brands: 50_000, retailers: 5_000 }, parseId(organization.id)!, say)
+    say(`seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  }
   client.release()
-  say(`seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
 }
 
 // the statements each query runs, recorded from the search code through a wrapped pg client

@@ -4,9 +4,12 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-/** `poolSize`: connections of this process's own pool (seeding, emitting), beside the server's. */
-export async function startBenchServer(poolSize = 2) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gtin-bench-'))
+/**
+ * `poolSize`: connections of this process's own pool (seeding, emitting), beside the server's.
+ * `keepIn`: a directory whose database outlives the run (a later run reuses it), else a throwaway one.
+ */
+export async function startBenchServer(poolSize = 2, keepIn?: string) {
+  const dataDir = keepIn ?? mkdtempSync(join(tmpdir(), 'gtin-bench-'))
   process.env.DATA_DIR = dataDir
   process.env.LOG_LEVEL ??= 'warn'
   const { config } = await import('../../src/config')
@@ -59,7 +62,7 @@ export async function startBenchServer(poolSize = 2) {
       await exited
       await stopBoss()
       await database.close()
-      rmSync(dataDir, { recursive: true, force: true })
+      if (!keepIn) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
