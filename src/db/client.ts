@@ -11,15 +11,38 @@ export let db: Db
 export let pool: pg.Pool
 export let databaseUrl: string
 
+const lostConnection = (err: Error) => logger.warn({ err }, 'idle database connection lost; the pool replaces it')
+
 export function connectDb(url: string, max = config.DB_POOL_SIZE): Db {
   databaseUrl = url
   pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 })
   // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost; the pool replaces it'))
+  pool.on('error', lostConnection)
   db = drizzle(pool, { schema, casing: 'snake_case' }) as Db
   return db
 }
 
+let prepared: pg.Pool | undefined
+/**
+ * A pool of its own for hot read-only statements that are prepared once per connection and run with
+ * their generic plan (search: planning its statements took longer than running them), and without
+ * parallel workers, whose start costs more than a small query and which concurrent requests starve.
+ */
+export function preparedPool(): pg.Pool {
+  if (prepared) return prepared
+  prepared = new pg.Pool({
+    connectionString: databaseUrl,
+    max: config.DB_POOL_SIZE,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+    options: '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0',
+  })
+  prepared.on('error', lostConnection)
+  return prepared
+}
+
 export async function closeDb(): Promise<void> {
-  await pool?.end()
+  const [main, second] = [pool, prepared]
+  prepared = undefined
+  await Promise.all([main?.end(), second?.end()])
 }

@@ -1,10 +1,13 @@
 import { type SQL, sql } from 'drizzle-orm'
+import { arrayParam } from '../db/params'
 import type { Executor } from '../db/tx'
+import { TITLE_BUCKETS } from './documents'
 import type { ParsedQuery, Term } from './query'
 import { bodyRank, titleRank } from './rank'
-import { rowsOf, toRow } from './rows'
+import { fetchParts, type Part, type RawRow, toRow } from './rows'
 import { SOURCES, type Source } from './sources'
-import type { SearchInput, SearchRow } from './types'
+import { run } from './statements'
+import type { Collection, SearchInput, SearchRow } from './types'
 
 /**
  * Catalog search on PostgreSQL, in tiers; each tier runs only when the ones before found nothing:
@@ -14,110 +17,159 @@ import type { SearchInput, SearchRow } from './types'
  * 3. `substring`: every positive term a case- and accent-insensitive substring of the folded name;
  * 4. `fuzzy`: each word replaced by the most alike words of the catalog's names (`search_words`,
  *    trigram similarity), then searched as in 2; never for codes or phrases.
- * Filters apply in every tier. Ranks are in `rank.ts`.
+ * Filters apply in every tier. Ranks are in `rank.ts`; rows of equal rank keep the order they were
+ * found in (below).
  *
- * Speed: rows come in rank order (title length, then id) from a covering index holding each title
- * and folded name, so a common word stops after `limit` hits without ranking every match. The walk
- * is bounded (`WINDOW` entries); when it yields fewer than `limit` rows the query is rare, and the
- * GIN (full text) or trigram (substring) index finds all its rows, sorted afterwards. Both give the
- * same rows: the walk is exact for what it returns.
+ * Speed: a round trip finds every selected collection's hits of a stage together with their rows'
+ * fields (`fetchParts`), so a common query is one statement. Hits come in rank order, so a common
+ * word stops after `limit` hits without ranking every match:
+ * - product titles by title length through `title_keys`, one length after the other (`productTitles`),
+ *   equal lengths in storage order;
+ * - everything else by (title length, id) from a covering index holding each title and folded name,
+ *   walked for at most `WINDOW` entries; when the walk yields fewer than `limit` rows the query is
+ *   rare, and the GIN (full text) or trigram (substring) index finds all its rows, sorted afterwards.
  */
-
-const WINDOW = 20_000
-/** the document stage tests each entry against the table row: a shorter walk */
-const BODY_WINDOW = 1_000
-
-type Hit = { type: SearchRow['type']; id: string; rank: number }
-type Entry = { id: string; title_len: number }
-/** A condition on a row's title tsvector and folded name, both in the covering index. */
-type OnIndex = (title: SQL, text: SQL) => SQL
 
 /**
- * The first `limit` rows of a collection in title order (title_len, id) meeting `onIndex` (tested
- * in the index) and `onRow` (tested on the table row, alias `h`).
+ * How many entries of a covering index a walk reads before the GIN index takes over: titles of
+ * brands and retailers (and their substrings), product substrings, and documents, whose walk tests
+ * each entry against the table row.
  */
-async function inTitleOrder(
-  ex: Executor,
-  source: Source,
-  where: { onIndex: OnIndex | null; onRow: SQL | null },
-  limit: number,
-  window: number,
-): Promise<Entry[]> {
-  const { table } = source
-  const title = sql.raw(source.title)
-  const hTitle = sql`h.${title}`
-  const all = [where.onIndex ? where.onIndex(hTitle, sql.raw('h.search_text')) : null, where.onRow].filter(
-    (c): c is SQL => c !== null,
-  )
-  if (!source.walk) {
-    // a small collection: the planner picks between the ordered index and the GIN index + sort
-    const found = await ex.execute<Entry>(sql`select h.id, h.title_len from ${table} h
-      where ${sql.join(all, sql` and `)} order by h.title_len, h.id limit ${limit}`)
-    return found.rows
-  }
-  const [sTitle, sText] = [sql.raw('s.title'), sql.raw('s.search_text')]
-  const conditions = [
-    where.onIndex ? where.onIndex(sTitle, sText) : null,
-    where.onRow ? sql`exists (select 1 from ${table} h where h.id = s.id and ${where.onRow})` : null,
-  ].filter((c): c is SQL => c !== null)
-  const walked = await ex.execute<Entry>(sql`select s.id, s.title_len
-    from (select id, title_len, ${title} as title, search_text from ${table} order by title_len, id limit ${window}) s
-    where ${sql.join(conditions, sql` and `)} order by s.title_len, s.id limit ${limit}`)
-  if (walked.rows.length === limit) return walked.rows
-  // rare: every row that matches, from the GIN indexes, then sorted (`+ 0`: not walked in order)
-  const found = await ex.execute<Entry>(sql`select h.id, h.title_len from ${table} h
-    where ${sql.join(all, sql` and `)} order by h.title_len + 0, h.id limit ${limit}`)
-  return found.rows
-}
+const WINDOW = { title: 2_000, substring: 5_000, body: 1_000 }
 
-const tsTerm = (t: Term) =>
-  t.prefix ? sql`to_tsquery('catalog', ${`${t.text}:*`})` : sql`phraseto_tsquery('catalog', ${t.text})`
-const positive = (p: ParsedQuery) =>
-  sql`(${sql.join(
-    p.clauses.map((c) => sql`(${sql.join(c.map(tsTerm), sql` || `)})`),
-    sql` && `,
-  )})`
-const excluded = (p: ParsedQuery) =>
-  p.excluded.length > 0 ? sql`(${sql.join(p.excluded.map(tsTerm), sql` || `)})` : null
+/** A condition on a row's title tsvector and folded name, both in the covering index. */
+type OnIndex = (title: SQL, text: SQL) => SQL
+type Where = { onIndex: OnIndex | null; onRow: SQL | null }
+
 const and = (...parts: (SQL | null)[]) => {
   const present = parts.filter((c): c is SQL => c !== null)
   return present.length > 0 ? sql.join(present, sql` and `) : null
 }
+const numbered = (select: SQL, order: string) =>
+  sql`select id, title_len, row_number() over (order by ${sql.raw(order)}) as n from (${select}) o`
 
-/** Full-text hits of one collection: title matches, then (when short) the rest of the document. */
-async function fulltext(ex: Executor, source: Source, p: ParsedQuery, input: SearchInput): Promise<Hit[]> {
+/**
+ * The first `limit` rows of a collection in title order (title_len, id) meeting `onIndex` (tested
+ * in the index) and `onRow` (tested on the table row, alias `h`); one statement, the GIN fallback
+ * running only when the walk came short.
+ */
+function inTitleOrder(source: Source, where: Where, limit: number, window: number): SQL {
+  const { table } = source
+  const title = sql.raw(source.title)
+  const all = and(where.onIndex ? where.onIndex(sql`h.${title}`, sql.raw('h.search_text')) : null, where.onRow)!
+  // every row that matches, from the GIN indexes, then sorted (`+ 0`: not walked in order)
+  const found = sql`select h.id, h.title_len from ${table} h where ${all} order by h.title_len + 0, h.id limit ${limit}`
+  if (!source.walk) return numbered(found, 'title_len, id')
+  const walked = and(
+    where.onIndex ? where.onIndex(sql.raw('s.title'), sql.raw('s.search_text')) : null,
+    where.onRow ? sql`exists (select 1 from ${table} h where h.id = s.id and ${where.onRow})` : null,
+  )!
+  // the GIN indexes only when the walk came short: the query is rare
+  return numbered(
+    sql`with w as materialized (select s.id, s.title_len
+        from (select id, title_len, ${title} as title, search_text from ${table} order by title_len, id limit ${window}) s
+        where ${walked} order by s.title_len, s.id limit ${limit})
+      select id, title_len from w where (select count(*) from w) = ${limit}
+      union all
+      select * from (${found}) f where (select count(*) from w) < ${limit}`,
+    'title_len, id',
+  )
+}
+
+/**
+ * Product title matches in rank order (title length, then storage order): the titles of each length
+ * below TITLE_BUCKETS in turn, each length one GIN lookup of the query's words tagged with it
+ * (`catalog_title_query`), so a common word stops at the first titles and a phrase of long titles
+ * skips the short ones without visiting them; then the longer titles, sorted. `title_vector`
+ * rechecks what the tags cannot (phrases, exclusions) and `onRow` the filters, on the rows taken.
+ */
+function productTitles(pos: SQL, query: SQL, onRow: SQL | null, limit: number): SQL {
+  const where = (len: SQL) =>
+    and(sql`h.title_keys @@ catalog_title_query(${pos}, ${len})`, sql`h.title_vector @@ ${query}`, onRow)
+  return numbered(
+    sql`(select h.id, h.title_len, h.ctid from generate_series(0, ${sql.raw(String(TITLE_BUCKETS - 1))}) b(len)
+        cross join lateral (select h.id, h.title_len, h.ctid from products h where ${where(sql`b.len`)} limit ${limit}) h
+        limit ${limit})
+      union all
+      (select h.id, h.title_len, h.ctid from products h where ${where(sql.raw(String(TITLE_BUCKETS)))}
+        order by h.title_len, h.ctid limit ${limit})
+      limit ${limit}`,
+    'title_len, ctid',
+  )
+}
+
+const tsTerm = (t: Term) =>
+  t.prefix ? sql`to_tsquery('catalog', ${`${t.text}:*`})` : sql`phraseto_tsquery('catalog', ${t.text})`
+/** A tsquery of the query's terms: a scalar subquery, so a generic plan builds it once, not per row. */
+const once = (expression: SQL) => sql`(select ${expression})`
+const positive = (p: ParsedQuery) =>
+  once(
+    sql.join(
+      p.clauses.map((c) => sql`(${sql.join(c.map(tsTerm), sql` || `)})`),
+      sql` && `,
+    ),
+  )
+const excluded = (p: ParsedQuery) => (p.excluded.length > 0 ? once(sql.join(p.excluded.map(tsTerm), sql` || `)) : null)
+
+type Stage = 'gtin' | 'title' | 'body'
+type StagePart = Part & { stage: Stage }
+type Found = { raw: RawRow; rank: number }
+
+const RANKS: Record<Stage, (titleLength: number) => number> = { gtin: () => 1, title: titleRank, body: bodyRank }
+
+/** The parts' hits with their rows, ranked, in rank order (equal ranks: part order, then found order). */
+async function find(ex: Executor, parts: StagePart[]): Promise<Found[]> {
+  const raws = await fetchParts(ex, parts)
+  return raws
+    .map((raw) => ({ raw, rank: RANKS[parts[raw.part]!.stage](raw.title_len) }))
+    .sort((a, b) => b.rank - a.rank || a.raw.part - b.raw.part || a.raw.n - b.raw.n)
+}
+
+/** Full-text hits of the selected collections: titles, then the rest of the documents where titles came short. */
+async function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
   const [pos, neg] = [positive(p), excluded(p)]
   const query = neg ? sql`(${pos} && !! ${neg})` : pos
-  const notInDocument = neg && source.document ? sql`not (h.${sql.raw(source.document)} @@ ${neg})` : null
-  const rowConditions = source.row(input)
-  const titled = await inTitleOrder(
+  const sources = input.types.map((c) => SOURCES[c])
+  const notInDocument = (s: Source) => (neg && s.document ? sql`not (h.${sql.raw(s.document)} @@ ${neg})` : null)
+  const titles = await find(
     ex,
-    source,
-    { onIndex: (title) => sql`${title} @@ ${query}`, onRow: and(notInDocument, rowConditions) },
-    input.limit,
-    WINDOW,
+    sources.map((s) => ({
+      type: s.collection,
+      stage: 'title',
+      select:
+        s.collection === 'product'
+          ? productTitles(pos, query, and(notInDocument(s), s.row(input)), input.limit)
+          : inTitleOrder(
+              forQuery(s, p),
+              { onIndex: (title) => sql`${title} @@ ${query}`, onRow: and(notInDocument(s), s.row(input)) },
+              input.limit,
+              WINDOW.title,
+            ),
+    })),
   )
-  const hits = titled.map((e) => ({ type: source.collection, id: e.id, rank: titleRank(e.title_len) }))
-  if (hits.length === input.limit || !source.document) return hits
-  const document = sql.raw(`h.${source.document}`)
-  const inBody = await inTitleOrder(
+  const count = (c: Collection) => titles.filter((f) => f.raw.type === c).length
+  const short = sources.filter((s) => s.document && count(s.collection) < input.limit)
+  if (short.length === 0) return titles
+  const bodies = await find(
     ex,
-    source,
-    {
-      onIndex: null,
-      onRow: and(sql`${document} @@ ${query} and not (h.${sql.raw(source.title)} @@ ${pos})`, rowConditions),
-    },
-    input.limit - hits.length,
-    BODY_WINDOW,
+    short.map((s) => {
+      const document = sql.raw(`h.${s.document}`)
+      const onRow = and(sql`${document} @@ ${query} and not (h.${sql.raw(s.title)} @@ ${pos})`, s.row(input))
+      return {
+        type: s.collection,
+        stage: 'body',
+        select: inTitleOrder(forQuery(s, p), { onIndex: null, onRow }, input.limit - count(s.collection), WINDOW.body),
+      }
+    }),
   )
-  return [...hits, ...inBody.map((e) => ({ type: source.collection, id: e.id, rank: bodyRank(e.title_len) }))]
+  return [...titles, ...bodies]
 }
 
 const likeText = (t: Term) => `%${t.text.replace(/[\\%_]/g, '\\$&')}%`
 
 /** Substring hits: every clause a substring of the folded name, no excluded term in it. */
-async function substring(ex: Executor, source: Source, p: ParsedQuery, input: SearchInput): Promise<Hit[]> {
-  const contains = (text: SQL, t: Term) => sql`${text} like catalog_fold(${likeText(t)})`
+function substring(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
+  const contains = (text: SQL, t: Term) => sql`${text} like ${once(sql`catalog_fold(${likeText(t)})`)}`
   const onIndex: OnIndex = (_, text) =>
     sql.join(
       [
@@ -132,17 +184,44 @@ async function substring(ex: Executor, source: Source, p: ParsedQuery, input: Se
       ],
       sql` and `,
     )
-  const entries = await inTitleOrder(ex, source, { onIndex, onRow: source.row(input) }, input.limit, WINDOW)
-  return entries.map((e) => ({ type: source.collection, id: e.id, rank: titleRank(e.title_len) }))
+  return find(
+    ex,
+    input.types.map((c) => ({
+      type: c,
+      stage: 'title',
+      select: inTitleOrder(
+        forQuery(SOURCES[c], p),
+        { onIndex, onRow: SOURCES[c].row(input) },
+        input.limit,
+        c === 'product' ? WINDOW.substring : WINDOW.title,
+      ),
+    })),
+  )
 }
 
 /**
  * The query with each word of 3 characters or more replaced by the catalog's most alike words (up to
  * three, trigram similarity 0.3 or more), and how alike the least alike clause's best word is; null
- * when a clause has no alike word, or the query is a code or has a phrase.
+ * when a clause has no alike word, or the query is a code or has a phrase. One statement for all words.
  */
 async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQuery; likeness: number } | null> {
   if (p.code || p.clauses.some((c) => c.some((t) => t.phrase))) return null
+  const words = p.clauses.flat().filter((t) => t.text.length >= 3)
+  const alike = new Map<string, { word: string; likeness: number }[]>()
+  if (words.length > 0) {
+    const found = await run<{ term: string; word: string; likeness: number }>(
+      ex,
+      sql`select t.term, a.word, a.likeness
+      from unnest(${arrayParam(
+        words.map((t) => t.text),
+        'text',
+      )}) t(term) cross join lateral (
+        select word, similarity(word, catalog_fold(t.term))::float8 as likeness from search_words
+        where word % catalog_fold(t.term) order by 2 desc, word limit 3) a
+      order by t.term, a.likeness desc, a.word`,
+    )
+    for (const r of found) alike.set(r.term, [...(alike.get(r.term) ?? []), r])
+  }
   let likeness = 1
   const clauses: Term[][] = []
   for (const clause of p.clauses) {
@@ -154,11 +233,9 @@ async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQ
         best = 1
         continue
       }
-      const alike = await ex.execute<{ word: string; likeness: number }>(sql`select word,
-          similarity(word, catalog_fold(${t.text}))::float8 as likeness
-        from search_words where word % catalog_fold(${t.text}) order by 2 desc, word limit 3`)
-      for (const a of alike.rows) terms.push({ text: a.word, phrase: false, prefix: false })
-      best = Math.max(best, alike.rows[0]?.likeness ?? 0)
+      const found = alike.get(t.text) ?? []
+      for (const a of found) terms.push({ text: a.word, phrase: false, prefix: false })
+      best = Math.max(best, found[0]?.likeness ?? 0)
     }
     if (terms.length === 0) return null
     clauses.push(terms)
@@ -170,52 +247,49 @@ async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQ
 /** A code (digits) is rare in any collection: no walk, the GIN index finds it. */
 const forQuery = (source: Source, p: ParsedQuery): Source => (p.code ? { ...source, walk: false } : source)
 
-type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; hits: () => Promise<Hit[]> }
+type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; found: () => Promise<Found[]> }
 
 export async function searchPostgres(ex: Executor, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
   const rows: SearchRow[] = []
   if (p.gtin && input.types.includes('product')) {
     const filters = SOURCES.product.row(input)
-    const exact = await ex.execute<{ id: string }>(
-      sql`select h.id from products h where h.gtin = ${p.gtin}${filters ? sql` and ${filters}` : sql``}`,
-    )
-    const hits = exact.rows.map((r) => ({ type: 'product' as const, id: r.id, rank: 1 }))
-    rows.push(...(await rowsOf(ex, hits)).map((r) => toRow(r, 'gtin', input)))
+    const exact = await find(ex, [
+      {
+        type: 'product',
+        stage: 'gtin',
+        select: sql`select h.id, h.title_len, 1 as n from products h
+          where h.gtin = ${p.gtin}${filters ? sql` and ${filters}` : sql``}`,
+      },
+    ])
+    rows.push(...exact.map((f) => toRow(f.raw, f.rank, 'gtin', input)))
     // a code that is a GTIN and found: its product is the answer (text tiers would find it again)
     if (p.code && rows.length > 0) return rows
   }
   if (p.clauses.length === 0) return rows
-  // each tier's hits over the selected collections, one collection after the other
-  const each = async (hitsOf: (s: Source) => Promise<Hit[]>) => {
-    const hits: Hit[] = []
-    for (const collection of input.types) hits.push(...(await hitsOf(forQuery(SOURCES[collection], p))))
-    return hits
-  }
   const tiers: Tier[] = [
-    { match: 'fulltext', hits: () => each((s) => fulltext(ex, s, p, input)) },
+    { match: 'fulltext', found: () => fulltext(ex, p, input) },
     {
       match: 'substring',
-      hits: async () =>
-        p.clauses.some((c) => c.every((t) => t.text.length >= 3)) ? each((s) => substring(ex, s, p, input)) : [],
+      found: async () => (p.clauses.some((c) => c.every((t) => t.text.length >= 3)) ? substring(ex, p, input) : []),
     },
     {
       match: 'fuzzy',
-      hits: async () => {
+      found: async () => {
         const fix = await corrected(ex, p)
         if (!fix) return []
-        const found = await each((s) => fulltext(ex, s, fix.query, input))
-        return found.map((h) => ({ ...h, rank: h.rank * fix.likeness }))
+        const found = await fulltext(ex, fix.query, input)
+        return found.map((f) => ({ ...f, rank: f.rank * fix.likeness }))
       },
     },
   ]
   const seen = new Set(rows.map((r) => r.id))
   for (const tier of tiers) {
-    const hits = await tier.hits()
-    if (hits.length === 0) continue
-    hits.sort((a, b) => b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    const top = hits.slice(0, input.limit)
-    for (const r of await rowsOf(ex, top)) {
-      const row = toRow(r, tier.match, input)
+    const found = await tier.found()
+    if (found.length === 0) continue
+    // stable: rows of equal rank keep the order they were found in
+    found.sort((a, b) => b.rank - a.rank)
+    for (const f of found.slice(0, input.limit)) {
+      const row = toRow(f.raw, f.rank, tier.match, input)
       if (!seen.has(row.id)) rows.push(row)
     }
     break

@@ -1,14 +1,23 @@
-import { sql } from 'drizzle-orm'
-import { arrayParam } from '../db/params'
+import { type SQL, sql } from 'drizzle-orm'
 import type { SubstanceMatch } from '../db/schema'
 import type { Executor } from '../db/tx'
 import { toShortId } from '../shared/ids'
-import { CONFIDENT, type SearchInput, type SearchRow } from './types'
+import { run } from './statements'
+import { CONFIDENT, type Collection, type SearchInput, type SearchRow } from './types'
+
+/**
+ * One collection's hits of one stage of a search: `select` gives `id`, `title_len` and `n`, the
+ * hit's place in the part's order (1 first).
+ */
+export type Part = { type: Collection; select: SQL }
 
 export type RawRow = {
-  type: SearchRow['type']
+  /** the index of the part the hit came from */
+  part: number
+  type: Collection
   id: string
-  rank: number
+  title_len: number
+  n: number
   product_name: string | null
   gtin: string | null
   brand_name: string | null
@@ -24,40 +33,33 @@ export type RawRow = {
   is_physical: boolean | null
 }
 
-/** The fields of ranked hits, in their order (rank descending, then id). */
-export async function rowsOf(
-  ex: Executor,
-  hits: { type: SearchRow['type']; id: string; rank: number }[],
-): Promise<RawRow[]> {
-  if (hits.length === 0) return []
-  const types = arrayParam(
-    hits.map((h) => h.type),
-    'text',
+/** Every part's hits with the fields of their rows, in one statement (one round trip). */
+export async function fetchParts(ex: Executor, parts: Part[]): Promise<RawRow[]> {
+  if (parts.length === 0) return []
+  const hits = sql.join(
+    parts.map(
+      (p, i) =>
+        sql`(select ${sql.raw(`'${p.type}'::text`)} as type, ${sql.raw(String(i))} as part, x.id, x.title_len, x.n
+          from (${p.select}) x)`,
+    ),
+    sql` union all `,
   )
-  const ids = arrayParam(
-    hits.map((h) => h.id),
-    'uuid',
-  )
-  const ranks = arrayParam(
-    hits.map((h) => h.rank),
-    'float8',
-  )
-  const result = await ex.execute<RawRow>(sql`with hits as (
-      select * from unnest(${types}, ${ids}, ${ranks}) as h(type, id, rank))
-    select h.type, h.id, h.rank,
+  // lateral lookups: each hit's row by primary key, whatever the plan thinks of the hits' number
+  return run<RawRow>(
+    ex,
+    sql`select h.part, h.type, h.id, h.title_len::int, h.n::int,
       p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
-      b.name as brand, (select count(*)::int from products c where c.brand_id = b.id) as product_count,
-      r.name as retailer, r.website, r.is_online, r.is_physical
-    from hits h
-      left join products p on h.type = 'product' and p.id = h.id
-      left join brands b on h.type = 'brand' and b.id = h.id
-      left join retailers r on h.type = 'retailer' and r.id = h.id
-    order by h.rank desc, h.id`)
-  return result.rows
+      b.name as brand, b.product_count, r.name as retailer, r.website, r.is_online, r.is_physical
+    from (${hits}) h
+      left join lateral (select * from products p where h.type = 'product' and p.id = h.id) p on true
+      left join lateral (select b.name, (select count(*)::int from products c where c.brand_id = b.id) as product_count
+        from brands b where h.type = 'brand' and b.id = h.id) b on true
+      left join lateral (select * from retailers r where h.type = 'retailer' and r.id = h.id) r on true`,
+  )
 }
 
-export function toRow(raw: RawRow, match: SearchRow['match'], input: SearchInput): SearchRow {
-  const base = { id: toShortId(raw.id), rank: Math.round(raw.rank * 1e6) / 1e6, match }
+export function toRow(raw: RawRow, rank: number, match: SearchRow['match'], input: SearchInput): SearchRow {
+  const base = { id: toShortId(raw.id), rank: Math.round(rank * 1e6) / 1e6, match }
   if (raw.type === 'product')
     return {
       type: 'product',

@@ -14,7 +14,7 @@ export type Source = {
   title: string
   /** the tsvector of the whole document, or null when the title is the whole document */
   document: string | null
-  /** walk the covering index in title order first (a large collection), else let the planner choose */
+  /** walk the covering index in title order first, else go to the GIN index (codes: rare everywhere) */
   walk: boolean
   /** conditions on the table row `h`, or null when there are none */
   row: (input: SearchInput) => SQL | null
@@ -47,7 +47,7 @@ export const SOURCES: Record<Collection, Source> = {
     table: sql.raw('brands'),
     title: 'search_vector',
     document: null,
-    walk: false,
+    walk: true,
     row: () => null,
   },
   retailer: {
@@ -55,7 +55,7 @@ export const SOURCES: Record<Collection, Source> = {
     table: sql.raw('retailers'),
     title: 'title_vector',
     document: 'search_vector',
-    walk: false,
+    walk: true,
     row: (input) =>
       input.organizationId
         ? sql`h.is_active and (h.is_canonical or h.organization_id = ${input.organizationId})`

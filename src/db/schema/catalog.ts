@@ -20,6 +20,7 @@ import {
   nameTitleLength,
   productSearchText,
   productSearchVector,
+  productTitleKeys,
   productTitleLength,
   productTitleVector,
 } from '../../search/documents'
@@ -124,6 +125,7 @@ export const products = pgTable(
     searchText: text().notNull().generatedAlwaysAs(productSearchText),
     titleVector: tsvector().notNull().generatedAlwaysAs(productTitleVector),
     titleLen: smallint().notNull().generatedAlwaysAs(productTitleLength),
+    titleKeys: tsvector().notNull().generatedAlwaysAs(productTitleKeys),
   },
   (table) => [
     index('products_owner_gtin_idx').on(table.ownerId, table.gtin),
@@ -131,7 +133,7 @@ export const products = pgTable(
     index('products_brand_idx').on(table.brandId),
     index('products_search_vector_idx').using('gin', table.searchVector),
     index('products_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
-    index('products_title_vector_idx').using('gin', table.titleVector),
+    index('products_title_keys_idx').using('gin', table.titleKeys),
   ],
 )
 
