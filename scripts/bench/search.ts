@@ -1,7 +1,9 @@
 // Search benchmark (issue 12): a synthetic catalog (default 1,000,000 products, 50,000 brands,
 // 5,000 retailers; deterministic), then GET /catalog/api/v1/search at concurrency 16 for each kind
 // of query, p50/p95/p99, next to the floor: the very SQL statements the endpoint runs for each
-// query (recorded from the search code), replayed through `pg` at the same concurrency.
+// query (recorded from the search code), replayed through `pg` at the same concurrency, prepared
+// the same way (named, on connections with the search pool's session settings). Both sides are
+// warmed up first (connections opened, statements prepared), so the figures are the steady state.
 //   npm run bench:search -- [--products 1000000] [--seconds 10] [--keep DIR]
 // `--keep DIR` keeps the database (and its seeded catalog) in DIR: a later run with the same DIR
 // skips the seeding, which takes minutes at a million products.
@@ -59,6 +61,9 @@ const { api_key, organization } = await createOrganization(db, { name: 'Bench Se
 const { parseId } = await import('../../src/shared/ids')
 
 const pool = new pg.Pool({ connectionString: bench.database.url, max: CONCURRENCY + 2 })
+const { PREPARED_SESSION } = await import('../../src/db/client')
+// the floor's connections: the session settings of the pool search statements run on
+const floorPool = new pg.Pool({ connectionString: bench.database.url, max: CONCURRENCY, options: PREPARED_SESSION })
 {
   const client = await pool.connect()
   const t0 = performance.now()
@@ -75,7 +80,7 @@ const pool = new pg.Pool({ connectionString: bench.database.url, max: CONCURRENC
 }
 
 // the statements each query runs, recorded from the search code through a wrapped pg client
-type Statement = { text: string; values?: unknown[] }
+type Statement = { name?: string; text: string; values?: unknown[] }
 const recorded = new Map<string, Statement[]>()
 {
   const { search } = await import('../../src/search/search')
@@ -83,10 +88,15 @@ const recorded = new Map<string, Statement[]>()
   const original = pg.Client.prototype.query
   let log: Statement[] | null = null
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [config, values] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined]
+    const [config, values] = args as [
+      string | { name?: string; text: string; values?: unknown[] },
+      unknown[] | undefined,
+    ]
     if (log)
       log.push(
-        typeof config === 'string' ? { text: config, values } : { text: config.text, values: config.values ?? values },
+        typeof config === 'string'
+          ? { text: config, values }
+          : { name: config.name, text: config.text, values: config.values ?? values },
       )
     return (original as (...a: unknown[]) => unknown).apply(this, args)
   } as typeof original
@@ -115,11 +125,11 @@ type Figures = { requests: number; errors: number; p50: number; p95: number; p99
 const percentile = (sorted: Float64Array, q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
 
-async function closedLoop(once: (i: number) => Promise<boolean>): Promise<Figures> {
+async function closedLoop(once: (i: number) => Promise<boolean>, seconds: number): Promise<Figures> {
   const latencies: number[] = []
   let errors = 0
   let n = 0
-  const until = performance.now() + SECONDS * 1000
+  const until = performance.now() + seconds * 1000
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < until) {
@@ -140,13 +150,15 @@ async function closedLoop(once: (i: number) => Promise<boolean>): Promise<Figure
 }
 
 /** The endpoint under wrk: its Lua script cycles the paths and prints p50/p95/p99 in microseconds. */
-async function endpoint(queries: string[], key: string): Promise<Figures> {
+async function endpoint(queries: string[], key: string, seconds = SECONDS): Promise<Figures> {
   if (!haveWrk())
-    return closedLoop((i) =>
-      fetch(bench.base + pathOf(queries[i % queries.length]!), { headers: { 'x-api-key': key } }).then(async (r) => {
-        await r.arrayBuffer()
-        return r.status === 200
-      }),
+    return closedLoop(
+      (i) =>
+        fetch(bench.base + pathOf(queries[i % queries.length]!), { headers: { 'x-api-key': key } }).then(async (r) => {
+          await r.arrayBuffer()
+          return r.status === 200
+        }),
+      seconds,
     )
   const script = join(work, 'search.lua')
   writeFileSync(
@@ -164,7 +176,7 @@ end
 `,
   )
   const proc = Bun.spawn(
-    ['wrk', '-t1', `-c${CONCURRENCY}`, `-d${SECONDS}s`, '-s', script, '-H', `x-api-key: ${key}`, bench.base],
+    ['wrk', '-t1', `-c${CONCURRENCY}`, `-d${seconds}s`, '-s', script, '-H', `x-api-key: ${key}`, bench.base],
     { stdout: 'pipe', stderr: 'pipe' },
   )
   const out = await new Response(proc.stdout).text()
@@ -177,11 +189,12 @@ end
 
 let floorError: string | null = null
 /** The floor: the recorded statements of each query, replayed through pg at the same concurrency. */
-function floor(queries: string[]): Promise<Figures> {
+function floor(queries: string[], seconds = SECONDS): Promise<Figures> {
   return closedLoop(async (i) => {
-    const client = await pool.connect()
+    const client = await floorPool.connect()
     try {
-      for (const s of recorded.get(queries[i % queries.length]!)!) await client.query(s.text, s.values)
+      for (const s of recorded.get(queries[i % queries.length]!)!)
+        await client.query({ name: s.name, text: s.text, values: s.values })
       return true
     } catch (err) {
       floorError ??= String(err)
@@ -189,8 +202,15 @@ function floor(queries: string[]): Promise<Figures> {
     } finally {
       client.release()
     }
-  })
+  }, seconds)
 }
+
+say('warming up: connections opened and statements prepared on both sides')
+for (const queries of Object.values(KINDS)) {
+  await floor(queries, 1)
+  await endpoint(queries, api_key.key, 1)
+}
+floorError = null
 
 const rows: string[] = []
 for (const [kind, queries] of Object.entries(KINDS)) {
@@ -216,5 +236,6 @@ if (floorError) console.log(`\nfloor error: ${floorError}`)
 console.log('\ntargets: endpoint p95 < 50 ms and p99 < 100 ms, and endpoint p50 within 2x of its SQL floor')
 
 await pool.end()
+await floorPool.end()
 await bench.stop()
 process.exit(0)

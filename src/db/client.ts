@@ -22,6 +22,8 @@ export function connectDb(url: string, max = config.DB_POOL_SIZE): Db {
   return db
 }
 
+/** The session settings of the prepared pool: generic plans, no parallel workers. */
+export const PREPARED_SESSION = '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0'
 let prepared: pg.Pool | undefined
 /**
  * A pool of its own for hot read-only statements that are prepared once per connection and run with
@@ -35,7 +37,7 @@ export function preparedPool(): pg.Pool {
     max: config.DB_POOL_SIZE,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
-    options: '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0',
+    options: PREPARED_SESSION,
   })
   prepared.on('error', lostConnection)
   return prepared

@@ -7,7 +7,7 @@ import { bodyRank, titleRank } from './rank'
 import { fetchParts, type Part, type RawRow, toRow } from './rows'
 import { SOURCES, type Source } from './sources'
 import { run } from './statements'
-import type { Collection, SearchInput, SearchRow } from './types'
+import type { SearchInput, SearchRow } from './types'
 
 /**
  * Catalog search on PostgreSQL, in tiers; each tier runs only when the ones before found nothing:
@@ -35,7 +35,7 @@ import type { Collection, SearchInput, SearchRow } from './types'
  * brands and retailers (and their substrings), product substrings, and documents, whose walk tests
  * each entry against the table row.
  */
-const WINDOW = { title: 2_000, substring: 5_000, body: 1_000 }
+const WINDOW = { title: 500, substring: 5_000, body: 1_000 }
 
 /** A condition on a row's title tsvector and folded name, both in the covering index. */
 type OnIndex = (title: SQL, text: SQL) => SQL
@@ -131,38 +131,36 @@ async function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promi
   const query = neg ? sql`(${pos} && !! ${neg})` : pos
   const sources = input.types.map((c) => SOURCES[c])
   const notInDocument = (s: Source) => (neg && s.document ? sql`not (h.${sql.raw(s.document)} @@ ${neg})` : null)
-  const titles = await find(
-    ex,
-    sources.map((s) => ({
-      type: s.collection,
-      stage: 'title',
-      select:
-        s.collection === 'product'
-          ? productTitles(pos, query, and(notInDocument(s), s.row(input)), input.limit)
-          : inTitleOrder(
-              forQuery(s, p),
-              { onIndex: (title) => sql`${title} @@ ${query}`, onRow: and(notInDocument(s), s.row(input)) },
-              input.limit,
-              WINDOW.title,
-            ),
-    })),
-  )
-  const count = (c: Collection) => titles.filter((f) => f.raw.type === c).length
-  const short = sources.filter((s) => s.document && count(s.collection) < input.limit)
-  if (short.length === 0) return titles
-  const bodies = await find(
-    ex,
-    short.map((s) => {
-      const document = sql.raw(`h.${s.document}`)
-      const onRow = and(sql`${document} @@ ${query} and not (h.${sql.raw(s.title)} @@ ${pos})`, s.row(input))
-      return {
+  const titles: StagePart[] = sources.map((s) => ({
+    type: s.collection,
+    stage: 'title',
+    select:
+      s.collection === 'product'
+        ? productTitles(pos, query, and(notInDocument(s), s.row(input)), input.limit)
+        : inTitleOrder(
+            forQuery(s, p),
+            { onIndex: (title) => sql`${title} @@ ${query}`, onRow: and(notInDocument(s), s.row(input)) },
+            input.limit,
+            WINDOW.title,
+          ),
+  }))
+  // the rest of a document only where its titles came short: in the same statement, started only then
+  const bodies: StagePart[] = sources.flatMap((s, i) => {
+    if (!s.document) return []
+    const document = sql.raw(`h.${s.document}`)
+    const onRow = and(sql`${document} @@ ${query} and not (h.${sql.raw(s.title)} @@ ${pos})`, s.row(input))
+    // a small collection's documents straight from the GIN index; a product's walked first
+    const source = s.collection === 'product' ? forQuery(s, p) : { ...s, walk: false }
+    return [
+      {
         type: s.collection,
         stage: 'body',
-        select: inTitleOrder(forQuery(s, p), { onIndex: null, onRow }, input.limit - count(s.collection), WINDOW.body),
-      }
-    }),
-  )
-  return [...titles, ...bodies]
+        select: inTitleOrder(source, { onIndex: null, onRow }, input.limit, WINDOW.body),
+        unless: { part: i, limit: input.limit },
+      },
+    ]
+  })
+  return find(ex, [...titles, ...bodies])
 }
 
 const likeText = (t: Term) => `%${t.text.replace(/[\\%_]/g, '\\$&')}%`

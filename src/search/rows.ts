@@ -7,9 +7,10 @@ import { CONFIDENT, type Collection, type SearchInput, type SearchRow } from './
 
 /**
  * One collection's hits of one stage of a search: `select` gives `id`, `title_len` and `n`, the
- * hit's place in the part's order (1 first).
+ * hit's place in the part's order (1 first). `unless`: the part runs only when the part at that
+ * index gave fewer than `limit` rows (a document stage after its titles).
  */
-export type Part = { type: Collection; select: SQL }
+export type Part = { type: Collection; select: SQL; unless?: { part: number; limit: number } }
 
 export type RawRow = {
   /** the index of the part the hit came from */
@@ -36,18 +37,25 @@ export type RawRow = {
 /** Every part's hits with the fields of their rows, in one statement (one round trip). */
 export async function fetchParts(ex: Executor, parts: Part[]): Promise<RawRow[]> {
   if (parts.length === 0) return []
+  // each part a CTE, so a later part can run only when an earlier one came short (a one-time filter:
+  // the plan does not start it otherwise)
+  const ctes = sql.join(
+    parts.map((p, i) => {
+      const gate = p.unless
+        ? sql` where (select count(*) from p${sql.raw(String(p.unless.part))}) < ${p.unless.limit}`
+        : sql``
+      return sql`${sql.raw(`p${i}`)} as materialized (select * from (${p.select}) x${gate})`
+    }),
+    sql`, `,
+  )
   const hits = sql.join(
-    parts.map(
-      (p, i) =>
-        sql`(select ${sql.raw(`'${p.type}'::text`)} as type, ${sql.raw(String(i))} as part, x.id, x.title_len, x.n
-          from (${p.select}) x)`,
-    ),
+    parts.map((p, i) => sql.raw(`select '${p.type}'::text as type, ${i} as part, id, title_len, n from p${i}`)),
     sql` union all `,
   )
   // lateral lookups: each hit's row by primary key, whatever the plan thinks of the hits' number
   return run<RawRow>(
     ex,
-    sql`select h.part, h.type, h.id, h.title_len::int, h.n::int,
+    sql`with ${ctes} select h.part, h.type, h.id, h.title_len::int, h.n::int,
       p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
       b.name as brand, b.product_count, r.name as retailer, r.website, r.is_online, r.is_physical
     from (${hits}) h
