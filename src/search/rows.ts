@@ -52,17 +52,18 @@ export async function fetchParts(ex: Executor, parts: Part[]): Promise<RawRow[]>
     parts.map((p, i) => sql.raw(`select '${p.type}'::text as type, ${i} as part, id, title_len, n from p${i}`)),
     sql` union all `,
   )
-  // lateral lookups: each hit's row by primary key, whatever the plan thinks of the hits' number
+  // lateral lookups, each hit's row by primary key whatever the plan thinks of the hits' number
+  // (`limit 1` keeps each a subquery: pulled up, a join could hash a whole table)
   return run<RawRow>(
     ex,
     sql`with ${ctes} select h.part, h.type, h.id, h.title_len::int, h.n::int,
       p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
       b.name as brand, b.product_count, r.name as retailer, r.website, r.is_online, r.is_physical
     from (${hits}) h
-      left join lateral (select * from products p where h.type = 'product' and p.id = h.id) p on true
+      left join lateral (select * from products p where h.type = 'product' and p.id = h.id limit 1) p on true
       left join lateral (select b.name, (select count(*)::int from products c where c.brand_id = b.id) as product_count
-        from brands b where h.type = 'brand' and b.id = h.id) b on true
-      left join lateral (select * from retailers r where h.type = 'retailer' and r.id = h.id) r on true`,
+        from brands b where h.type = 'brand' and b.id = h.id limit 1) b on true
+      left join lateral (select * from retailers r where h.type = 'retailer' and r.id = h.id limit 1) r on true`,
   )
 }
 
