@@ -11,11 +11,12 @@ export let db: Db
 export let pool: pg.Pool
 export let databaseUrl: string
 
+const POOL_TIMEOUTS = { idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 }
 const lostConnection = (err: Error) => logger.warn({ err }, 'idle database connection lost; the pool replaces it')
 
 export function connectDb(url: string, max = config.DB_POOL_SIZE): Db {
   databaseUrl = url
-  pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 })
+  pool = new pg.Pool({ connectionString: url, max, ...POOL_TIMEOUTS })
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', lostConnection)
   db = drizzle(pool, { schema, casing: 'snake_case' }) as Db
@@ -35,8 +36,7 @@ export function preparedPool(): pg.Pool {
   prepared = new pg.Pool({
     connectionString: databaseUrl,
     max: config.DB_POOL_SIZE,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
+    ...POOL_TIMEOUTS,
     options: PREPARED_SESSION,
   })
   prepared.on('error', lostConnection)

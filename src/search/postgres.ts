@@ -50,8 +50,8 @@ const numbered = (select: SQL, order: string) =>
 
 /**
  * The first `limit` rows of a collection in title order (title_len, id) meeting `onIndex` (tested
- * in the index) and `onRow` (tested on the table row, alias `h`); one statement, the GIN fallback
- * running only when the walk came short.
+ * in the index) and `onRow` (tested on the table row, alias `h`); one statement, walking `window`
+ * entries first (0: none), the GIN fallback running only when the walk came short.
  */
 function inTitleOrder(source: Source, where: Where, limit: number, window: number): SQL {
   const { table } = source
@@ -59,7 +59,7 @@ function inTitleOrder(source: Source, where: Where, limit: number, window: numbe
   const all = and(where.onIndex ? where.onIndex(sql`h.${title}`, sql.raw('h.search_text')) : null, where.onRow)!
   // every row that matches, from the GIN indexes, then sorted (`+ 0`: not walked in order)
   const found = sql`select h.id, h.title_len from ${table} h where ${all} order by h.title_len + 0, h.id limit ${limit}`
-  if (!source.walk) return numbered(found, 'title_len, id')
+  if (window === 0) return numbered(found, 'title_len, id')
   const walked = and(
     where.onIndex ? where.onIndex(sql.raw('s.title'), sql.raw('s.search_text')) : null,
     where.onRow ? sql`exists (select 1 from ${table} h where h.id = s.id and ${where.onRow})` : null,
@@ -138,10 +138,10 @@ async function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promi
       s.collection === 'product'
         ? productTitles(pos, query, and(notInDocument(s), s.row(input)), input.limit)
         : inTitleOrder(
-            forQuery(s, p),
+            s,
             { onIndex: (title) => sql`${title} @@ ${query}`, onRow: and(notInDocument(s), s.row(input)) },
             input.limit,
-            WINDOW.title,
+            walkFor(p, WINDOW.title),
           ),
   }))
   // the rest of a document only where its titles came short: in the same statement, started only then
@@ -150,12 +150,12 @@ async function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promi
     const document = sql.raw(`h.${s.document}`)
     const onRow = and(sql`${document} @@ ${query} and not (h.${sql.raw(s.title)} @@ ${pos})`, s.row(input))
     // a small collection's documents straight from the GIN index; a product's walked first
-    const source = s.collection === 'product' ? forQuery(s, p) : { ...s, walk: false }
+    const window = s.collection === 'product' ? walkFor(p, WINDOW.body) : 0
     return [
       {
         type: s.collection,
         stage: 'body',
-        select: inTitleOrder(source, { onIndex: null, onRow }, input.limit, WINDOW.body),
+        select: inTitleOrder(s, { onIndex: null, onRow }, input.limit, window),
         unless: { part: i, limit: input.limit },
       },
     ]
@@ -188,10 +188,10 @@ function substring(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Fo
       type: c,
       stage: 'title',
       select: inTitleOrder(
-        forQuery(SOURCES[c], p),
+        SOURCES[c],
         { onIndex, onRow: SOURCES[c].row(input) },
         input.limit,
-        c === 'product' ? WINDOW.substring : WINDOW.title,
+        walkFor(p, c === 'product' ? WINDOW.substring : WINDOW.title),
       ),
     })),
   )
@@ -243,7 +243,7 @@ async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQ
 }
 
 /** A code (digits) is rare in any collection: no walk, the GIN index finds it. */
-const forQuery = (source: Source, p: ParsedQuery): Source => (p.code ? { ...source, walk: false } : source)
+const walkFor = (p: ParsedQuery, window: number) => (p.code ? 0 : window)
 
 type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; found: () => Promise<Found[]> }
 

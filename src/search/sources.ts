@@ -14,8 +14,6 @@ export type Source = {
   title: string
   /** the tsvector of the whole document, or null when the title is the whole document */
   document: string | null
-  /** walk the covering index in title order first, else go to the GIN index (codes: rare everywhere) */
-  walk: boolean
   /** conditions on the table row `h`, or null when there are none */
   row: (input: SearchInput) => SQL | null
 }
@@ -39,7 +37,6 @@ export const SOURCES: Record<Collection, Source> = {
     table: sql.raw('products'),
     title: 'title_vector',
     document: 'search_vector',
-    walk: true,
     row: productConditions,
   },
   brand: {
@@ -47,7 +44,6 @@ export const SOURCES: Record<Collection, Source> = {
     table: sql.raw('brands'),
     title: 'search_vector',
     document: null,
-    walk: true,
     row: () => null,
   },
   retailer: {
@@ -55,7 +51,6 @@ export const SOURCES: Record<Collection, Source> = {
     table: sql.raw('retailers'),
     title: 'title_vector',
     document: 'search_vector',
-    walk: true,
     row: (input) =>
       input.organizationId
         ? sql`h.is_active and (h.is_canonical or h.organization_id = ${input.organizationId})`
