@@ -1,12 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm'
-import { arrayParam } from '../db/params'
 import type { Executor } from '../db/tx'
 import { TITLE_BUCKETS } from './documents'
 import type { ParsedQuery, Term } from './query'
 import { bodyRank, titleRank } from './rank'
-import { fetchParts, type Part, type RawRow, toRow } from './rows'
-import { SOURCES, type Source } from './sources'
-import { run } from './statements'
+import { fetchParts, type Part, type RawRow, type Stage, toRow } from './rows'
+import { filterShape, filterValues, SOURCES, type Source } from './sources'
+import { run, type Values, value } from './statements'
 import type { SearchInput, SearchRow } from './types'
 
 /**
@@ -21,7 +20,8 @@ import type { SearchInput, SearchRow } from './types'
  * found in (below).
  *
  * Speed: a round trip finds every selected collection's hits of a stage together with their rows'
- * fields (`fetchParts`), so a common query is one statement. Hits come in rank order, so a common
+ * fields (`fetchParts`), so a common query is one statement. Statements are built once per shape of
+ * query (`shapeOf`), the words and filters entering as placeholders (`valuesOf`, `statements.ts`). Hits come in rank order, so a common
  * word stops after `limit` hits without ranking every match:
  * - product titles by title length through `title_keys`, one length after the other (`productTitles`),
  *   equal lengths in storage order;
@@ -45,6 +45,8 @@ const and = (...parts: (SQL | null)[]) => {
   const present = parts.filter((c): c is SQL => c !== null)
   return present.length > 0 ? sql.join(present, sql` and `) : null
 }
+/** The request's `limit`: how many rows a search returns, and each part finds at most. */
+const LIMIT = value('limit')
 const numbered = (select: SQL, order: string) =>
   sql`select id, title_len, row_number() over (order by ${sql.raw(order)}) as n from (${select}) o`
 
@@ -53,12 +55,12 @@ const numbered = (select: SQL, order: string) =>
  * in the index) and `onRow` (tested on the table row, alias `h`); one statement, walking `window`
  * entries first (0: none), the GIN fallback running only when the walk came short.
  */
-function inTitleOrder(source: Source, where: Where, limit: number, window: number): SQL {
+function inTitleOrder(source: Source, where: Where, window: number): SQL {
   const { table } = source
   const title = sql.raw(source.title)
   const all = and(where.onIndex ? where.onIndex(sql`h.${title}`, sql.raw('h.search_text')) : null, where.onRow)!
   // every row that matches, from the GIN indexes, then sorted (`+ 0`: not walked in order)
-  const found = sql`select h.id, h.title_len from ${table} h where ${all} order by h.title_len + 0, h.id limit ${limit}`
+  const found = sql`select h.id, h.title_len from ${table} h where ${all} order by h.title_len + 0, h.id limit ${LIMIT}`
   if (window === 0) return numbered(found, 'title_len, id')
   const walked = and(
     where.onIndex ? where.onIndex(sql.raw('s.title'), sql.raw('s.search_text')) : null,
@@ -68,10 +70,10 @@ function inTitleOrder(source: Source, where: Where, limit: number, window: numbe
   return numbered(
     sql`with w as materialized (select s.id, s.title_len
         from (select id, title_len, ${title} as title, search_text from ${table} order by title_len, id limit ${window}) s
-        where ${walked} order by s.title_len, s.id limit ${limit})
-      select id, title_len from w where (select count(*) from w) = ${limit}
+        where ${walked} order by s.title_len, s.id limit ${LIMIT})
+      select id, title_len from w where (select count(*) from w) = ${LIMIT}
       union all
-      select * from (${found}) f where (select count(*) from w) < ${limit}`,
+      select * from (${found}) f where (select count(*) from w) < ${LIMIT}`,
     'title_len, id',
   )
 }
@@ -83,69 +85,125 @@ function inTitleOrder(source: Source, where: Where, limit: number, window: numbe
  * skips the short ones without visiting them; then the longer titles, sorted. `title_vector`
  * rechecks what the tags cannot (phrases, exclusions) and `onRow` the filters, on the rows taken.
  */
-function productTitles(pos: SQL, query: SQL, onRow: SQL | null, limit: number): SQL {
+function productTitles(pos: SQL, query: SQL, onRow: SQL | null): SQL {
   const where = (len: SQL) =>
     and(sql`h.title_keys @@ catalog_title_query(${pos}, ${len})`, sql`h.title_vector @@ ${query}`, onRow)
   return numbered(
     sql`(select h.id, h.title_len, h.ctid from generate_series(0, ${sql.raw(String(TITLE_BUCKETS - 1))}) b(len)
-        cross join lateral (select h.id, h.title_len, h.ctid from products h where ${where(sql`b.len`)} limit ${limit}) h
-        limit ${limit})
+        cross join lateral (select h.id, h.title_len, h.ctid from products h where ${where(sql`b.len`)} limit ${LIMIT}) h
+        limit ${LIMIT})
       union all
       (select h.id, h.title_len, h.ctid from products h where ${where(sql.raw(String(TITLE_BUCKETS)))}
-        order by h.title_len, h.ctid limit ${limit})
-      limit ${limit}`,
+        order by h.title_len, h.ctid limit ${LIMIT})
+      limit ${LIMIT}`,
     'title_len, ctid',
   )
 }
 
-const tsTerm = (t: Term) =>
-  t.prefix ? sql`to_tsquery('catalog', ${`${t.text}:*`})` : sql`phraseto_tsquery('catalog', ${t.text})`
+/**
+ * The placeholders of a query's terms: `t<clause>_<term>` and `x<excluded>` their tsquery texts,
+ * `l<clause>_<term>` and `lx<excluded>` their substring patterns.
+ */
+const tsText = (t: Term) => (t.prefix ? `${t.text}:*` : t.text)
+const likeText = (t: Term) => `%${t.text.replace(/[\\%_]/g, '\\$&')}%`
+
+/** The values of every placeholder a search's statements use (`valuesOf` names, filters, limit). */
+function valuesOf(p: ParsedQuery, input: SearchInput): Values {
+  const values: Values = { ...filterValues(input), limit: input.limit, gtin: p.gtin }
+  p.clauses.forEach((clause, c) => {
+    clause.forEach((t, i) => {
+      values[`t${c}_${i}`] = tsText(t)
+      values[`l${c}_${i}`] = likeText(t)
+    })
+  })
+  p.excluded.forEach((t, i) => {
+    values[`x${i}`] = tsText(t)
+    values[`lx${i}`] = likeText(t)
+  })
+  return values
+}
+
+/**
+ * What a search's statements are built from besides the placeholders' values: the collections, how
+ * many clauses and terms (and which are prefixes), whether the query is a code, which filters.
+ */
+function shapeOf(p: ParsedQuery, input: SearchInput): string {
+  const terms = (ts: Term[]) => ts.map((t) => (t.prefix ? 'p' : 'w')).join('')
+  return [
+    input.types.join(','),
+    p.code ? 'code' : '',
+    p.clauses.map(terms).join('.'),
+    terms(p.excluded),
+    filterShape(input),
+  ].join('|')
+}
+
+const tsTerm = (t: Term, name: string) =>
+  t.prefix ? sql`to_tsquery('catalog', ${value(name)})` : sql`phraseto_tsquery('catalog', ${value(name)})`
 /** A tsquery of the query's terms: a scalar subquery, so a generic plan builds it once, not per row. */
 const once = (expression: SQL) => sql`(select ${expression})`
 const positive = (p: ParsedQuery) =>
   once(
     sql.join(
-      p.clauses.map((c) => sql`(${sql.join(c.map(tsTerm), sql` || `)})`),
+      p.clauses.map(
+        (clause, c) =>
+          sql`(${sql.join(
+            clause.map((t, i) => tsTerm(t, `t${c}_${i}`)),
+            sql` || `,
+          )})`,
+      ),
       sql` && `,
     ),
   )
-const excluded = (p: ParsedQuery) => (p.excluded.length > 0 ? once(sql.join(p.excluded.map(tsTerm), sql` || `)) : null)
+const excluded = (p: ParsedQuery) =>
+  p.excluded.length > 0
+    ? once(
+        sql.join(
+          p.excluded.map((t, i) => tsTerm(t, `x${i}`)),
+          sql` || `,
+        ),
+      )
+    : null
 
-type Stage = 'gtin' | 'title' | 'body'
-type StagePart = Part & { stage: Stage }
 type Found = { raw: RawRow; rank: number }
 
 const RANKS: Record<Stage, (titleLength: number) => number> = { gtin: () => 1, title: titleRank, body: bodyRank }
 
-/** The parts' hits with their rows, ranked, in rank order (equal ranks: part order, then found order). */
-async function find(ex: Executor, parts: StagePart[]): Promise<Found[]> {
-  const raws = await fetchParts(ex, parts)
+/**
+ * The hits of a stage's statement (`key`, its parts built by `parts` the first time) with their
+ * rows, ranked, in rank order (equal ranks: part order, then found order).
+ */
+async function find(ex: Executor, key: string, parts: () => Part[], values: Values): Promise<Found[]> {
+  const raws = await fetchParts(ex, key, parts, values)
   return raws
-    .map((raw) => ({ raw, rank: RANKS[parts[raw.part]!.stage](raw.title_len) }))
+    .map((raw) => ({ raw, rank: RANKS[raw.stage](raw.title_len) }))
     .sort((a, b) => b.rank - a.rank || a.raw.part - b.raw.part || a.raw.n - b.raw.n)
 }
 
 /** Full-text hits of the selected collections: titles, then the rest of the documents where titles came short. */
-async function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
+function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
+  return find(ex, `fulltext|${shapeOf(p, input)}`, () => fulltextParts(p, input), valuesOf(p, input))
+}
+
+function fulltextParts(p: ParsedQuery, input: SearchInput): Part[] {
   const [pos, neg] = [positive(p), excluded(p)]
   const query = neg ? sql`(${pos} && !! ${neg})` : pos
   const sources = input.types.map((c) => SOURCES[c])
   const notInDocument = (s: Source) => (neg && s.document ? sql`not (h.${sql.raw(s.document)} @@ ${neg})` : null)
-  const titles: StagePart[] = sources.map((s) => ({
+  const titles: Part[] = sources.map((s) => ({
     type: s.collection,
     stage: 'title',
     select:
       s.collection === 'product'
-        ? productTitles(pos, query, and(notInDocument(s), s.row(input)), input.limit)
+        ? productTitles(pos, query, and(notInDocument(s), s.row(input)))
         : inTitleOrder(
             s,
             { onIndex: (title) => sql`${title} @@ ${query}`, onRow: and(notInDocument(s), s.row(input)) },
-            input.limit,
             walkFor(p, WINDOW.title),
           ),
   }))
   // the rest of a document only where its titles came short: in the same statement, started only then
-  const bodies: StagePart[] = sources.flatMap((s, i) => {
+  const bodies: Part[] = sources.flatMap((s, i) => {
     if (!s.document) return []
     const document = sql.raw(`h.${s.document}`)
     const onRow = and(sql`${document} @@ ${query} and not (h.${sql.raw(s.title)} @@ ${pos})`, s.row(input))
@@ -155,46 +213,44 @@ async function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promi
       {
         type: s.collection,
         stage: 'body',
-        select: inTitleOrder(s, { onIndex: null, onRow }, input.limit, window),
-        unless: { part: i, limit: input.limit },
+        select: inTitleOrder(s, { onIndex: null, onRow }, window),
+        unless: i,
       },
     ]
   })
-  return find(ex, [...titles, ...bodies])
+  return [...titles, ...bodies]
 }
-
-const likeText = (t: Term) => `%${t.text.replace(/[\\%_]/g, '\\$&')}%`
 
 /** Substring hits: every clause a substring of the folded name, no excluded term in it. */
 function substring(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
-  const contains = (text: SQL, t: Term) => sql`${text} like ${once(sql`catalog_fold(${likeText(t)})`)}`
+  return find(ex, `substring|${shapeOf(p, input)}`, () => substringParts(p, input), valuesOf(p, input))
+}
+
+function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
+  const contains = (text: SQL, name: string) => sql`${text} like ${once(sql`catalog_fold(${value(name)})`)}`
   const onIndex: OnIndex = (_, text) =>
     sql.join(
       [
         ...p.clauses.map(
-          (c) =>
+          (clause, c) =>
             sql`(${sql.join(
-              c.map((t) => contains(text, t)),
+              clause.map((_, i) => contains(text, `l${c}_${i}`)),
               sql` or `,
             )})`,
         ),
-        ...p.excluded.map((t) => sql`not ${contains(text, t)}`),
+        ...p.excluded.map((_, i) => sql`not ${contains(text, `lx${i}`)}`),
       ],
       sql` and `,
     )
-  return find(
-    ex,
-    input.types.map((c) => ({
-      type: c,
-      stage: 'title',
-      select: inTitleOrder(
-        SOURCES[c],
-        { onIndex, onRow: SOURCES[c].row(input) },
-        input.limit,
-        walkFor(p, c === 'product' ? WINDOW.substring : WINDOW.title),
-      ),
-    })),
-  )
+  return input.types.map((c) => ({
+    type: c,
+    stage: 'title',
+    select: inTitleOrder(
+      SOURCES[c],
+      { onIndex, onRow: SOURCES[c].row(input) },
+      walkFor(p, c === 'product' ? WINDOW.substring : WINDOW.title),
+    ),
+  }))
 }
 
 /**
@@ -209,14 +265,13 @@ async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQ
   if (words.length > 0) {
     const found = await run<{ term: string; word: string; likeness: number }>(
       ex,
-      sql`select t.term, a.word, a.likeness
-      from unnest(${arrayParam(
-        words.map((t) => t.text),
-        'text',
-      )}) t(term) cross join lateral (
+      'corrected',
+      () => sql`select t.term, a.word, a.likeness
+      from unnest(${value('words')}::text[]) t(term) cross join lateral (
         select word, similarity(word, catalog_fold(t.term))::float8 as likeness from search_words
         where word % catalog_fold(t.term) order by 2 desc, word limit 3) a
       order by t.term, a.likeness desc, a.word`,
+      { words: words.map((t) => t.text) },
     )
     for (const r of found) alike.set(r.term, [...(alike.get(r.term) ?? []), r])
   }
@@ -250,15 +305,22 @@ type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; found: () => Promise<Fo
 export async function searchPostgres(ex: Executor, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
   const rows: SearchRow[] = []
   if (p.gtin && input.types.includes('product')) {
-    const filters = SOURCES.product.row(input)
-    const exact = await find(ex, [
-      {
-        type: 'product',
-        stage: 'gtin',
-        select: sql`select h.id, h.title_len, 1 as n from products h
-          where h.gtin = ${p.gtin}${filters ? sql` and ${filters}` : sql``}`,
+    const exact = await find(
+      ex,
+      `gtin|${filterShape(input)}`,
+      () => {
+        const filters = SOURCES.product.row(input)
+        return [
+          {
+            type: 'product',
+            stage: 'gtin',
+            select: sql`select h.id, h.title_len, 1 as n from products h
+              where h.gtin = ${value('gtin')}${filters ? sql` and ${filters}` : sql``}`,
+          },
+        ]
       },
-    ])
+      valuesOf(p, input),
+    )
     rows.push(...exact.map((f) => toRow(f.raw, f.rank, 'gtin', input)))
     // a code that is a GTIN and found: its product is the answer (text tiers would find it again)
     if (p.code && rows.length > 0) return rows

@@ -2,20 +2,24 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { SubstanceMatch } from '../db/schema'
 import type { Executor } from '../db/tx'
 import { toShortId } from '../shared/ids'
-import { run } from './statements'
+import { run, type Values, value } from './statements'
 import { CONFIDENT, type Collection, type SearchInput, type SearchRow } from './types'
+
+/** Where a hit was found, which sets its rank: the exact GTIN, a title, or the rest of a document. */
+export type Stage = 'gtin' | 'title' | 'body'
 
 /**
  * One collection's hits of one stage of a search: `select` gives `id`, `title_len` and `n`, the
  * hit's place in the part's order (1 first). `unless`: the part runs only when the part at that
  * index gave fewer than `limit` rows (a document stage after its titles).
  */
-export type Part = { type: Collection; select: SQL; unless?: { part: number; limit: number } }
+export type Part = { type: Collection; stage: Stage; select: SQL; unless?: number }
 
 export type RawRow = {
   /** the index of the part the hit came from */
   part: number
   type: Collection
+  stage: Stage
   id: string
   title_len: number
   n: number
@@ -34,37 +38,45 @@ export type RawRow = {
   is_physical: boolean | null
 }
 
-/** Every part's hits with the fields of their rows, in one statement (one round trip). */
-export async function fetchParts(ex: Executor, parts: Part[]): Promise<RawRow[]> {
-  if (parts.length === 0) return []
+/**
+ * Every part's hits with the fields of their rows, in one statement (one round trip): the statement
+ * of `key`, its parts built by `parts` the first time (`run`), with `values` (`limit` among them).
+ */
+export function fetchParts(ex: Executor, key: string, parts: () => Part[], values: Values): Promise<RawRow[]> {
+  return run<RawRow>(ex, key, () => partsStatement(parts()), values)
+}
+
+function partsStatement(parts: Part[]): SQL {
   // each part a CTE, so a later part can run only when an earlier one came short (a one-time filter:
   // the plan does not start it otherwise)
   const ctes = sql.join(
     parts.map((p, i) => {
-      const gate = p.unless
-        ? sql` where (select count(*) from p${sql.raw(String(p.unless.part))}) < ${p.unless.limit}`
-        : sql``
+      const gate =
+        p.unless === undefined
+          ? sql``
+          : sql` where (select count(*) from p${sql.raw(String(p.unless))}) < ${value('limit')}`
       return sql`${sql.raw(`p${i}`)} as materialized (select * from (${p.select}) x${gate})`
     }),
     sql`, `,
   )
   const hits = sql.join(
-    parts.map((p, i) => sql.raw(`select '${p.type}'::text as type, ${i} as part, id, title_len, n from p${i}`)),
+    parts.map((p, i) =>
+      sql.raw(
+        `select '${p.type}'::text as type, '${p.stage}'::text as stage, ${i} as part, id, title_len, n from p${i}`,
+      ),
+    ),
     sql` union all `,
   )
   // lateral lookups, each hit's row by primary key whatever the plan thinks of the hits' number
   // (`limit 1` keeps each a subquery: pulled up, a join could hash a whole table)
-  return run<RawRow>(
-    ex,
-    sql`with ${ctes} select h.part, h.type, h.id, h.title_len::int, h.n::int,
+  return sql`with ${ctes} select h.part, h.type, h.stage, h.id, h.title_len::int, h.n::int,
       p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
       b.name as brand, b.product_count, r.name as retailer, r.website, r.is_online, r.is_physical
     from (${hits}) h
       left join lateral (select * from products p where h.type = 'product' and p.id = h.id limit 1) p on true
       left join lateral (select b.name, (select count(*)::int from products c where c.brand_id = b.id) as product_count
         from brands b where h.type = 'brand' and b.id = h.id limit 1) b on true
-      left join lateral (select * from retailers r where h.type = 'retailer' and r.id = h.id limit 1) r on true`,
-  )
+      left join lateral (select * from retailers r where h.type = 'retailer' and r.id = h.id limit 1) r on true`
 }
 
 export function toRow(raw: RawRow, rank: number, match: SearchRow['match'], input: SearchInput): SearchRow {

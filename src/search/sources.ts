@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm'
-import { arrayParam } from '../db/params'
+import { value } from './statements'
 import { CONFIDENT, type Collection, type SearchInput } from './types'
 
 /**
@@ -14,20 +14,38 @@ export type Source = {
   title: string
   /** the tsvector of the whole document, or null when the title is the whole document */
   document: string | null
-  /** conditions on the table row `h`, or null when there are none */
+  /**
+   * conditions on the table row `h`, or null when there are none; the input says which filters are
+   * set, their values are the placeholders of `filterValues`
+   */
   row: (input: SearchInput) => SQL | null
 }
 
-const toArray = (values: string[]) => arrayParam(values, 'text')
+/** The filters' values, by the placeholder names the sources' conditions use. */
+export const filterValues = (input: SearchInput) => ({
+  allergens: input.excludeAllergens,
+  certifications: input.certifications,
+  substances: input.excludeSubstances,
+  organization: input.organizationId,
+})
+/** Which filters are set: part of a statement's key (`statements.ts`). */
+export const filterShape = (input: SearchInput) =>
+  [
+    input.excludeAllergens.length > 0 ? 'a' : '',
+    input.certifications.length > 0 ? 'c' : '',
+    input.excludeSubstances.length > 0 ? 's' : '',
+    input.organizationId ? 'o' : '',
+  ].join('')
+
+const texts = (name: string) => sql`${value(name)}::text[]`
 
 function productConditions(input: SearchInput): SQL | null {
   const parts: SQL[] = []
-  if (input.excludeAllergens.length > 0)
-    parts.push(sql`not (h.contains_allergens && ${toArray(input.excludeAllergens)})`)
-  if (input.certifications.length > 0) parts.push(sql`h.certifications @> ${toArray(input.certifications)}`)
+  if (input.excludeAllergens.length > 0) parts.push(sql`not (h.contains_allergens && ${texts('allergens')})`)
+  if (input.certifications.length > 0) parts.push(sql`h.certifications @> ${texts('certifications')}`)
   if (input.excludeSubstances.length > 0)
     parts.push(sql`not exists (select 1 from jsonb_array_elements(h.substances) s
-      where s->>'slug' = any(${toArray(input.excludeSubstances)}) and (s->>'confidence')::float8 >= ${CONFIDENT})`)
+      where s->>'slug' = any(${texts('substances')}) and (s->>'confidence')::float8 >= ${CONFIDENT})`)
   return parts.length > 0 ? sql.join(parts, sql` and `) : null
 }
 
@@ -53,7 +71,7 @@ export const SOURCES: Record<Collection, Source> = {
     document: 'search_vector',
     row: (input) =>
       input.organizationId
-        ? sql`h.is_active and (h.is_canonical or h.organization_id = ${input.organizationId})`
+        ? sql`h.is_active and (h.is_canonical or h.organization_id = ${value('organization')}::uuid)`
         : sql`h.is_active and h.is_canonical`,
   },
 }
