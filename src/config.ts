@@ -1,4 +1,5 @@
 // TypeBox's own kinds: Elysia's t.Integer also accepts numeric strings, so Convert would leave text
+import { availableParallelism } from 'node:os'
 import { Type as t } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
@@ -57,6 +58,12 @@ const Env = t.Object({
   /** Seconds a verified API key stays in the in-process cache (revocation clears it at once). */
   KEY_CACHE_TTL: t.Integer({ minimum: 0, maximum: 3600, default: 60 }),
   DB_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: 16 }),
+  /**
+   * Connections of the search statements' own pool (default: twice the CPUs, the classic size for
+   * CPU-bound queries; more connections than the database's CPUs can run only add switching, and
+   * queue requests inside PostgreSQL instead of in the pool).
+   */
+  SEARCH_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: Math.max(2, 2 * availableParallelism()) }),
   /** Server-side feed files a run may name by path live under this folder (default DATA_DIR/feeds). */
   FEED_DIR: t.Optional(t.String({ minLength: 1 })),
   /** A JSON file of scheduled imports (cron + path or URL), synced to pg-boss schedules when a worker starts. */

@@ -2,7 +2,8 @@
 // 5,000 retailers; deterministic), then GET /catalog/api/v1/search at concurrency 16 for each kind
 // of query, p50/p95/p99, next to the floor: the very SQL statements the endpoint runs for each
 // query (recorded from the search code), replayed through `pg` at the same concurrency, prepared
-// the same way (named, on connections with the search pool's session settings). Both sides are
+// the same way (named, on as many connections as the search pool has, SEARCH_POOL_SIZE, with its
+// session settings). Both sides are
 // warmed up first (connections opened, statements prepared), so the figures are the steady state.
 //   npm run bench:search -- [--products 1000000] [--seconds 10] [--keep DIR]
 // `--keep DIR` keeps the database (and its seeded catalog) in DIR: a later run with the same DIR
@@ -62,8 +63,12 @@ const { parseId } = await import('../../src/shared/ids')
 
 const pool = new pg.Pool({ connectionString: bench.database.url, max: CONCURRENCY + 2 })
 const { PREPARED_SESSION } = await import('../../src/db/client')
-// the floor's connections: the session settings of the pool search statements run on
-const floorPool = new pg.Pool({ connectionString: bench.database.url, max: CONCURRENCY, options: PREPARED_SESSION })
+// the floor's connections: as many as the pool search statements run on, with its session settings
+const floorPool = new pg.Pool({
+  connectionString: bench.database.url,
+  max: bench.config.SEARCH_POOL_SIZE,
+  options: PREPARED_SESSION,
+})
 {
   const client = await pool.connect()
   const t0 = performance.now()
@@ -226,7 +231,7 @@ for (const [kind, queries] of Object.entries(KINDS)) {
   )
 }
 console.log(
-  `\n${PRODUCTS.toLocaleString('en')} products, 50,000 brands, 5,000 retailers; concurrency ${CONCURRENCY}, ${SECONDS} s per kind and side; load from ${haveWrk() ? 'wrk' : 'fetch'}; keyed requests (no anonymous limit)\n`,
+  `\n${PRODUCTS.toLocaleString('en')} products, 50,000 brands, 5,000 retailers; concurrency ${CONCURRENCY} over ${bench.config.SEARCH_POOL_SIZE} connections (SEARCH_POOL_SIZE), ${SECONDS} s per kind and side; load from ${haveWrk() ? 'wrk' : 'fetch'}; keyed requests (no anonymous limit)\n`,
 )
 console.log(
   `${'kind'.padEnd(20)}${'endpoint ms: p50'.padStart(7)}     p95     p99  errors   ${'SQL floor: p50'.padStart(7)}     p95     p99  errors  p50 ratio  targets`,

@@ -91,12 +91,29 @@ const findLiveKey = () =>
       .prepare(name),
   )
 
-/** The caller a raw key stands for, or null; cached so a warm key costs no database round trip. */
+/** Lookups under way by key hash: concurrent requests of one key share one (below). */
+const lookups = new Map<string, Promise<Caller | null>>()
+
+/**
+ * The caller a raw key stands for, or null; cached so a warm key costs no database round trip.
+ * When a busy key's entry expires, its concurrent requests share one lookup: each doing its own
+ * needed as many connections at once, and a pool whose idle connections had closed opened them
+ * all together (a latency spike of hundreds of milliseconds once a minute under load).
+ */
 export async function authenticate(raw: string | undefined): Promise<Caller | null> {
   if (!raw || !looksLikeKey(raw)) return null
   const hash = hashKey(raw)
   const cached = keyCache.get(hash)
   if (cached) return cached
+  let lookup = lookups.get(hash)
+  if (!lookup) {
+    lookup = lookUp(hash).finally(() => lookups.delete(hash))
+    lookups.set(hash, lookup)
+  }
+  return lookup
+}
+
+async function lookUp(hash: string): Promise<Caller | null> {
   const [found] = await findLiveKey().execute({ hash })
   if (!found) return null
   keyCache.set(hash, found)

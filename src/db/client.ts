@@ -35,7 +35,7 @@ export function preparedPool(): pg.Pool {
   if (prepared) return prepared
   prepared = new pg.Pool({
     connectionString: databaseUrl,
-    max: config.DB_POOL_SIZE,
+    max: config.SEARCH_POOL_SIZE,
     ...POOL_TIMEOUTS,
     options: PREPARED_SESSION,
   })

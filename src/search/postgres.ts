@@ -3,7 +3,7 @@ import type { Executor } from '../db/tx'
 import { TITLE_BUCKETS } from './documents'
 import type { ParsedQuery, Term } from './query'
 import { bodyRank, titleRank } from './rank'
-import { fetchParts, type Part, type RawRow, type Stage, toRow } from './rows'
+import { countOf, fetchParts, type Part, type RawRow, type Stage, toRow } from './rows'
 import { filterShape, filterValues, SOURCES, type Source } from './sources'
 import { run, type Values, value } from './statements'
 import type { SearchInput, SearchRow } from './types'
@@ -214,16 +214,42 @@ function fulltextParts(p: ParsedQuery, input: SearchInput): Part[] {
         type: s.collection,
         stage: 'body',
         select: inTitleOrder(s, { onIndex: null, onRow }, window),
-        unless: i,
+        when: sql`${countOf(i)} < ${LIMIT}`,
       },
     ]
   })
   return [...titles, ...bodies]
 }
 
-/** Substring hits: every clause a substring of the folded name, no excluded term in it. */
+/**
+ * Whether a term is a word of letters a-z only: such a term is a substring of a folded name only
+ * inside one of the name's words, so only when it is a substring of one of `search_words`.
+ */
+const LETTERS = /^[a-z]+$/i
+const lettersOnly = (clause: Term[]) => clause.every((t) => LETTERS.test(t.text))
+
+/**
+ * Substring hits: every clause a substring of the folded name, no excluded term in it. A clause of
+ * words found in no word of the catalog's names (`search_words`, a few hundred thousand words at
+ * most, trigram-indexed) has no hits: then the statement stops there, without walking names (a typo
+ * reaches this tier, and is a substring of nothing).
+ */
 function substring(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
-  return find(ex, `substring|${shapeOf(p, input)}`, () => substringParts(p, input), valuesOf(p, input))
+  const key = `substring|${shapeOf(p, input)}|${p.clauses.map((c) => (lettersOnly(c) ? 1 : 0)).join('')}`
+  return find(ex, key, () => substringParts(p, input), valuesOf(p, input))
+}
+
+/** Whether every clause of letters only is a substring of some word of the catalog's names. */
+function inSomeWord(p: ParsedQuery): SQL | null {
+  const clauses = p.clauses.flatMap((clause, c) => {
+    if (!lettersOnly(clause)) return []
+    const terms = clause.map(
+      (_, i) =>
+        sql`exists (select 1 from search_words w where w.word like ${once(sql`catalog_fold(${value(`l${c}_${i}`)})`)})`,
+    )
+    return [sql`(${sql.join(terms, sql` or `)})`]
+  })
+  return clauses.length > 0 ? sql.join(clauses, sql` and `) : null
 }
 
 function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
@@ -242,6 +268,7 @@ function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
       ],
       sql` and `,
     )
+  const when = inSomeWord(p) ?? undefined
   return input.types.map((c) => ({
     type: c,
     stage: 'title',
@@ -250,6 +277,7 @@ function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
       { onIndex, onRow: SOURCES[c].row(input) },
       walkFor(p, c === 'product' ? WINDOW.substring : WINDOW.title),
     ),
+    when,
   }))
 }
 

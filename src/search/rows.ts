@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { SubstanceMatch } from '../db/schema'
 import type { Executor } from '../db/tx'
 import { toShortId } from '../shared/ids'
-import { run, type Values, value } from './statements'
+import { run, type Values } from './statements'
 import { CONFIDENT, type Collection, type SearchInput, type SearchRow } from './types'
 
 /** Where a hit was found, which sets its rank: the exact GTIN, a title, or the rest of a document. */
@@ -10,10 +10,14 @@ export type Stage = 'gtin' | 'title' | 'body'
 
 /**
  * One collection's hits of one stage of a search: `select` gives `id`, `title_len` and `n`, the
- * hit's place in the part's order (1 first). `unless`: the part runs only when the part at that
- * index gave fewer than `limit` rows (a document stage after its titles).
+ * hit's place in the part's order (1 first). `when`: a condition on the query alone (a one-time
+ * filter: the part does not start unless it holds); it may count an earlier part's hits, as
+ * `countOf(i)` does.
  */
-export type Part = { type: Collection; stage: Stage; select: SQL; unless?: number }
+export type Part = { type: Collection; stage: Stage; select: SQL; when?: SQL }
+
+/** How many hits the part at index `i` of the same statement found. */
+export const countOf = (i: number) => sql`(select count(*) from ${sql.raw(`p${i}`)})`
 
 export type RawRow = {
   /** the index of the part the hit came from */
@@ -51,10 +55,7 @@ function partsStatement(parts: Part[]): SQL {
   // the plan does not start it otherwise)
   const ctes = sql.join(
     parts.map((p, i) => {
-      const gate =
-        p.unless === undefined
-          ? sql``
-          : sql` where (select count(*) from p${sql.raw(String(p.unless))}) < ${value('limit')}`
+      const gate = p.when ? sql` where ${p.when}` : sql``
       return sql`${sql.raw(`p${i}`)} as materialized (select * from (${p.select}) x${gate})`
     }),
     sql`, `,

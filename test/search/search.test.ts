@@ -1,4 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { transaction } from '../../src/db/tx'
+import { search as searchCatalog } from '../../src/search/search'
+import type { SearchInput, SearchRow } from '../../src/search/types'
 import {
   ADMIN,
   createKey,
@@ -213,6 +217,38 @@ describe('catalog search: ranking, tiers, GTINs', () => {
     expect((await patch(`${PRODUCTS}/${gtin}`, { product_name: 'Vexilloran Waffles' }, org.key)).status).toBe(200)
     expect(names((await search({ q: 'vexilloran waffles' })).json.results)).toEqual(['Vexilloran Waffles'])
     expect((await search({ q: 'vexilloran crisps' })).json.results).toEqual([])
+  })
+
+  test('a service call in a transaction searches there: its uncommitted rename is found, in every tier', async () => {
+    const input = (q: string): SearchInput => ({
+      q,
+      types: ['product'],
+      limit: 20,
+      excludeAllergens: [],
+      certifications: [],
+      excludeSubstances: [],
+      organizationId: null,
+    })
+    const rolledBack = new Error('roll back')
+    const inside = await transaction(async (tx) => {
+      await tx.execute(
+        sql`update products set product_name = 'Glimmerfrost Zimbelade' where gtin = ${gtins.spread!.padStart(14, '0')}`,
+      )
+      const found = {
+        fulltext: await searchCatalog(tx, input('glimmerfrost')),
+        substring: await searchCatalog(tx, input('immerfro')),
+        fuzzy: await searchCatalog(tx, input('glimerfrost')),
+      }
+      throw Object.assign(rolledBack, { found })
+    }).catch((err) => (err === rolledBack ? (err as Error & { found: Record<string, SearchRow[]> }).found : null))
+    expect(inside).not.toBeNull()
+    for (const [match, rows] of Object.entries(inside!))
+      expect(rows.map((r) => [r.name, r.match])).toEqual([['Glimmerfrost Zimbelade', match]])
+    // rolled back: nobody else ever saw it
+    expect((await search({ q: 'glimmerfrost' })).json.results).toEqual([])
+    expect(names((await search({ q: '"zimbelade hazel"', type: 'product' })).json.results)).toEqual([
+      'Zimbelade Hazel Spread',
+    ])
   })
 })
 
