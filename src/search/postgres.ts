@@ -20,9 +20,9 @@ import type { SearchInput, SearchRow } from './types'
  * found in (below).
  *
  * Speed: a round trip finds every selected collection's hits of a stage together with their rows'
- * fields (`fetchParts`), so a common query is one statement. Statements are built once per shape of
- * query (`shapeOf`), the words and filters entering as placeholders (`valuesOf`, `statements.ts`). Hits come in rank order, so a common
- * word stops after `limit` hits without ranking every match:
+ * fields (`fetchParts`), so a common query is one statement, built once per shape of query
+ * (`shapeOf`), the words and filters entering as placeholders (`valuesOf`, `statements.ts`). Hits
+ * come in rank order, so a common word stops after `limit` hits without ranking every match:
  * - product titles by title length through `title_keys`, one length after the other (`productTitles`),
  *   equal lengths in storage order;
  * - everything else by (title length, id) from a covering index holding each title and folded name,
@@ -107,7 +107,7 @@ function productTitles(pos: SQL, query: SQL, onRow: SQL | null): SQL {
 const tsText = (t: Term) => (t.prefix ? `${t.text}:*` : t.text)
 const likeText = (t: Term) => `%${t.text.replace(/[\\%_]/g, '\\$&')}%`
 
-/** The values of every placeholder a search's statements use (`valuesOf` names, filters, limit). */
+/** The values of every placeholder a search's statements use: the terms', the filters', `limit`, `gtin`. */
 function valuesOf(p: ParsedQuery, input: SearchInput): Values {
   const values: Values = { ...filterValues(input), limit: input.limit, gtin: p.gtin }
   p.clauses.forEach((clause, c) => {
