@@ -137,9 +137,11 @@ describe('scheduled imports', () => {
       const [{ n }] = (await rows<{ n: number }>(`select count(*)::int n from products`)) as [{ n: number }]
       expect(n).toBe(40)
       expect(readdirSync(join(feedDir, 'downloads'))).toEqual([])
-      // the remote run was flagged full; the local file is still in place
+      // the remote run was flagged full (each run of it: a minute boundary during the test fires the
+      // every-minute schedule again); the local file is still in place
       const remote = await rows<{ full: boolean }>(`select "full" from feed_runs where file = $1`, [`${base}/latest`])
-      expect(remote).toEqual([{ full: true }])
+      expect(remote.length).toBeGreaterThan(0)
+      expect(remote.filter((r) => !r.full)).toEqual([])
       expect(readFileSync(join(feedDir, 'off', 'products.jsonl'), 'utf8')).toBe(readFileSync(FIXTURE, 'utf8'))
     } finally {
       server.kill('SIGTERM')
