@@ -17,7 +17,12 @@ export const value = (name: string): SQL => sql`${sql.placeholder(name)}`
 
 type Built = { name: string | undefined; text: string; params: unknown[] }
 const dialect = new PgDialect()
-/** Built statements by key; past MAX_STATEMENTS keys, statements are built per request and sent unnamed. */
+/**
+ * Built statements by key; past MAX_STATEMENTS keys, statements are built per request and sent
+ * unnamed. The same idea as `db/prepared.ts`, which drizzle's prepared queries use on the main pool;
+ * search needs its own: its statements run on the search pool, and their keys come from what callers
+ * type, so their number is bounded.
+ */
 const built = new Map<string, Built>()
 const MAX_STATEMENTS = 256
 
