@@ -47,8 +47,8 @@ const and = (...parts: (SQL | null)[]) => {
 }
 /** The request's `limit`: how many rows a search returns, and each part finds at most. */
 const LIMIT = value('limit')
-const numbered = (select: SQL, order: string) =>
-  sql`select id, title_len, row_number() over (order by ${sql.raw(order)}) as n from (${select}) o`
+const numbered = (select: SQL, order: string, gate: SQL | null = null) =>
+  sql`select id, title_len, row_number() over (order by ${sql.raw(order)}) as n from (${select}) o${gate ? sql` where ${gate}` : sql``}`
 
 /**
  * The first `limit` rows of a collection in title order (title_len, id) meeting `onIndex` (tested
@@ -62,6 +62,14 @@ function inTitleOrder(source: Source, where: Where, window: number): SQL {
   // every row that matches, from the GIN indexes, then sorted (`+ 0`: not walked in order)
   const found = sql`select h.id, h.title_len from ${table} h where ${all} order by h.title_len + 0, h.id limit ${LIMIT}`
   if (window === 0) return numbered(found, 'title_len, id')
+  // a small collection's GIN index says first whether any title matches (a one-time filter); not
+  // `exists`, which the planner answers by walking the covering index until a row matches (all of
+  // it when none does), but a count of a few rows, which it takes from the GIN index's bitmap
+  const gate =
+    source.askFirst && where.onIndex
+      ? sql`(select count(*) from (select from ${table} h
+          where ${where.onIndex(sql`h.${title}`, sql.raw('h.search_text'))} limit 10) a) > 0`
+      : null
   const walked = and(
     where.onIndex ? where.onIndex(sql.raw('s.title'), sql.raw('s.search_text')) : null,
     where.onRow ? sql`exists (select 1 from ${table} h where h.id = s.id and ${where.onRow})` : null,
@@ -75,6 +83,7 @@ function inTitleOrder(source: Source, where: Where, window: number): SQL {
       union all
       select * from (${found}) f where (select count(*) from w) < ${LIMIT}`,
     'title_len, id',
+    gate,
   )
 }
 

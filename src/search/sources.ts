@@ -19,6 +19,12 @@ export type Source = {
    * set, their values are the placeholders of `filterValues`
    */
   row: (input: SearchInput) => SQL | null
+  /**
+   * whether the collection is small enough (tens of thousands of rows) that asking its GIN index
+   * whether any title matches at all costs less than a title walk that finds nothing: then the walk
+   * starts only when one does (most queries match no brand or retailer)
+   */
+  askFirst: boolean
 }
 
 /** The filters' values, by the placeholder names the sources' conditions use. */
@@ -56,6 +62,7 @@ export const SOURCES: Record<Collection, Source> = {
     title: 'title_vector',
     document: 'search_vector',
     row: productConditions,
+    askFirst: false,
   },
   brand: {
     collection: 'brand',
@@ -63,6 +70,7 @@ export const SOURCES: Record<Collection, Source> = {
     title: 'search_vector',
     document: null,
     row: () => null,
+    askFirst: true,
   },
   retailer: {
     collection: 'retailer',
@@ -73,5 +81,6 @@ export const SOURCES: Record<Collection, Source> = {
       input.organizationId
         ? sql`h.is_active and (h.is_canonical or h.organization_id = ${value('organization')}::uuid)`
         : sql`h.is_active and h.is_canonical`,
+    askFirst: true,
   },
 }
