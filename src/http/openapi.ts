@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path'
 import { toOpenAPISchema } from '@elysiajs/openapi'
-import { OptionalKind } from '@sinclair/typebox'
+import { OptionalKind, Type } from '@sinclair/typebox'
 import { type AnyElysia, Elysia, t } from 'elysia'
 import { notFound } from '../shared/errors'
 import { finalizeDocument, type RouteSchemas } from './openapi-document'
@@ -9,7 +9,7 @@ export const Problem = t.Object(
   {
     type: t.String({ description: 'URI naming the kind of problem' }),
     title: t.String(),
-    status: t.Integer(),
+    status: Type.Integer(),
     code: t.String({ description: 'stable snake_case machine code (contract §3)' }),
     detail: t.String(),
     errors: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),

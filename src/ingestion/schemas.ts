@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { MERCHANT_ATTRIBUTES } from '../../feeds/affiliate'
 import { AVAILABILITIES, FEED_FORMATS, FEED_SOURCES, RUN_STATUSES } from '../db/schema/feeds'
@@ -53,7 +54,7 @@ export const RunUploadQuery = t.Object({
   file_name: t.Optional(Chars(255, { minLength: 1, description: 'the name the run shows for an uploaded file' })),
 })
 
-const Count = t.Integer({ minimum: 0 })
+const Count = Type.Integer({ minimum: 0 })
 
 export const Run = t.Object(
   {
@@ -66,18 +67,18 @@ export const Run = t.Object(
     full: t.Boolean(),
     status: Enum(RUN_STATUSES),
     progress: t.Object({
-      percent: t.Integer({ minimum: 0, maximum: 100 }),
-      chunks_total: t.Union([t.Integer(), t.Null()], { description: 'known once the whole file is read' }),
+      percent: Type.Integer({ minimum: 0, maximum: 100 }),
+      chunks_total: t.Union([Type.Integer(), t.Null()], { description: 'known once the whole file is read' }),
       chunks_done: Count,
       bytes_read: Count,
-      bytes_total: t.Union([t.Integer(), t.Null()]),
+      bytes_total: t.Union([Type.Integer(), t.Null()]),
     }),
     counts: t.Object({ read: Count, created: Count, updated: Count, unchanged: Count, rejected: Count }),
-    code_readings: t.Record(t.String(), t.Integer(), {
+    code_readings: t.Record(t.String(), Type.Integer(), {
       description:
         "how the records' codes were read: gtin8, upce, gtin12, gtin13, gtin14, upca_leading_zero_restored (an 11-digit UPC-A with its leading zero dropped)",
     }),
-    rejected_sample: t.Array(t.Object({ line: t.Integer(), reason: t.String(), input: t.String() }), {
+    rejected_sample: t.Array(t.Object({ line: Type.Integer(), reason: t.String(), input: t.String() }), {
       description: 'the first rejected rows (up to 20), with their line (CSV: record number, header = 1)',
     }),
     disappeared: t.Union([t.Object({ count: Count, sample: t.Array(t.String()) }), t.Null()], {
@@ -110,7 +111,7 @@ export const Offer = t.Object(
     currency: t.String({ description: 'ISO 4217' }),
     url: t.String(),
     availability: Enum(AVAILABILITIES),
-    multipack: t.Union([t.Integer(), t.Null()], { description: 'units in a merchant-defined multipack of this GTIN' }),
+    multipack: t.Union([Type.Integer(), t.Null()], { description: 'units in a merchant-defined multipack of this GTIN' }),
     observed_at: t.String({ format: 'date-time' }),
     created: t.String({ format: 'date-time' }),
     modified: t.String({ format: 'date-time' }),

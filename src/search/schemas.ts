@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { ALLERGENS } from '../catalog/ingredients/analyze'
 import { ShortId } from '../shared/ids'
@@ -75,7 +76,7 @@ export const SearchRow = t.Union([
       description: 'weak (< 0.8) matches of excluded substances; empty without exclude_substances',
     }),
   }),
-  t.Object({ type: t.Literal('brand'), ...Base, product_count: t.Integer() }),
+  t.Object({ type: t.Literal('brand'), ...Base, product_count: Type.Integer() }),
   t.Object({
     type: t.Literal('retailer'),
     ...Base,
@@ -87,7 +88,7 @@ export const SearchRow = t.Union([
 
 export const SearchResponse = t.Object({
   query: t.String({ description: 'the query text as sent' }),
-  total_count: t.Integer({ description: 'the number of rows returned (not of the corpus)' }),
+  total_count: Type.Integer({ description: 'the number of rows returned (not of the corpus)' }),
   results: t.Array(SearchRow),
 })
 
@@ -127,7 +128,7 @@ export const SearchKeys = t.Object({
       parameters: t.Object(
         {
           filter_by: t.Optional(t.String()),
-          expires_at: t.Integer({ description: 'Unix seconds' }),
+          expires_at: Type.Integer({ description: 'Unix seconds' }),
         },
         { description: 'the search parameters embedded in the key (Typesense enforces them)' },
       ),
