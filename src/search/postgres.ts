@@ -3,7 +3,7 @@ import type { Executor } from '../db/tx'
 import { TITLE_BUCKETS } from './documents'
 import type { ParsedQuery, Term } from './query'
 import { bodyRank, titleRank } from './rank'
-import { countOf, fetchParts, type Part, type RawRow, type Stage, toRow } from './rows'
+import { countOf, fetchParts, type Match, type Part, type RawRow, type Stage, type Statement, toRow } from './rows'
 import { filterShape, filterValues, SOURCES, type Source } from './sources'
 import { run, type Values, value } from './statements'
 import type { SearchInput, SearchRow } from './types'
@@ -15,7 +15,8 @@ import type { SearchInput, SearchRow } from './types'
  *    collection whose titles gave fewer than `limit` rows, over the rest of the document;
  * 3. `substring`: every positive term a case- and accent-insensitive substring of the folded name;
  * 4. `fuzzy`: each word replaced by the most alike words of the catalog's names (`search_words`,
- *    trigram similarity), then searched as in 2; never for codes or phrases.
+ *    trigram similarity), then searched as in 2, corrections and search in one statement; never
+ *    for codes or phrases.
  * Filters apply in every tier. Ranks are in `rank.ts`; rows of equal rank keep the order they were
  * found in (below).
  *
@@ -111,7 +112,7 @@ function productTitles(pos: SQL, query: SQL, onRow: SQL | null): SQL {
 
 /**
  * The placeholders of a query's terms: `t<clause>_<term>` and `x<excluded>` their tsquery texts,
- * `l<clause>_<term>` and `lx<excluded>` their substring patterns.
+ * `l<clause>_<term>` and `lx<excluded>` their substring patterns, `w<clause>_<term>` the words as typed.
  */
 const tsText = (t: Term) => (t.prefix ? `${t.text}:*` : t.text)
 const likeText = (t: Term) => `%${t.text.replace(/[\\%_]/g, '\\$&')}%`
@@ -123,6 +124,7 @@ function valuesOf(p: ParsedQuery, input: SearchInput): Values {
     clause.forEach((t, i) => {
       values[`t${c}_${i}`] = tsText(t)
       values[`l${c}_${i}`] = likeText(t)
+      values[`w${c}_${i}`] = t.text
     })
   })
   p.excluded.forEach((t, i) => {
@@ -179,29 +181,44 @@ type Found = { raw: RawRow; rank: number }
 const RANKS: Record<Stage, (titleLength: number) => number> = { gtin: () => 1, title: titleRank, body: bodyRank }
 
 /**
- * The hits of a stage's statement (`key`, its parts built by `parts` the first time) with their
- * rows, ranked, in rank order (equal ranks: part order, then found order).
+ * The hits of a statement (`key`, built by `build` the first time) with their rows, ranked, in rank
+ * order (equal ranks: part order, then found order).
  */
-async function find(ex: Executor, key: string, parts: () => Part[], values: Values): Promise<Found[]> {
-  const raws = await fetchParts(ex, key, parts, values)
+async function find(ex: Executor, key: string, build: () => Statement, values: Values): Promise<Found[]> {
+  const raws = await fetchParts(ex, key, build, values)
   return raws
-    .map((raw) => ({ raw, rank: RANKS[raw.stage](raw.title_len) }))
+    .map((raw) => ({ raw, rank: RANKS[raw.stage](raw.title_len) * raw.weight }))
     .sort((a, b) => b.rank - a.rank || a.raw.part - b.raw.part || a.raw.n - b.raw.n)
 }
 
 /** Full-text hits of the selected collections: titles, then the rest of the documents where titles came short. */
 function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
-  return find(ex, `fulltext|${shapeOf(p, input)}`, () => fulltextParts(p, input), valuesOf(p, input))
+  return find(
+    ex,
+    `fulltext|${shapeOf(p, input)}`,
+    () => ({ parts: fulltextParts(p, input, { pos: positive(p), match: 'fulltext', first: 0 }) }),
+    valuesOf(p, input),
+  )
 }
 
-function fulltextParts(p: ParsedQuery, input: SearchInput): Part[] {
-  const [pos, neg] = [positive(p), excluded(p)]
+/**
+ * How full-text parts are made: `pos` the tsquery of the positive clauses, `match` their tier,
+ * `first` the index in the statement of the first of them, `when` and `weight` set on every one.
+ */
+type FulltextOptions = { pos: SQL; match: Match; first: number; when?: SQL; weight?: SQL }
+
+function fulltextParts(p: ParsedQuery, input: SearchInput, o: FulltextOptions): Part[] {
+  const { pos, match, weight } = o
+  const neg = excluded(p)
   const query = neg ? sql`(${pos} && !! ${neg})` : pos
   const sources = input.types.map((c) => SOURCES[c])
   const notInDocument = (s: Source) => (neg && s.document ? sql`not (h.${sql.raw(s.document)} @@ ${neg})` : null)
   const titles: Part[] = sources.map((s) => ({
     type: s.collection,
     stage: 'title',
+    match,
+    weight,
+    when: o.when,
     select:
       s.collection === 'product'
         ? productTitles(pos, query, and(notInDocument(s), s.row(input)))
@@ -222,8 +239,10 @@ function fulltextParts(p: ParsedQuery, input: SearchInput): Part[] {
       {
         type: s.collection,
         stage: 'body',
+        match,
+        weight,
         select: inTitleOrder(s, { onIndex: null, onRow }, window),
-        when: sql`${countOf(i)} < ${LIMIT}`,
+        when: and(o.when ?? null, sql`${countOf(o.first + i)} < ${LIMIT}`)!,
       },
     ]
   })
@@ -236,17 +255,6 @@ function fulltextParts(p: ParsedQuery, input: SearchInput): Part[] {
  */
 const LETTERS = /^[a-z]+$/i
 const lettersOnly = (clause: Term[]) => clause.every((t) => LETTERS.test(t.text))
-
-/**
- * Substring hits: every clause a substring of the folded name, no excluded term in it. A clause of
- * words found in no word of the catalog's names (`search_words`, a few hundred thousand words at
- * most, trigram-indexed) has no hits: then the statement stops there, without walking names (a typo
- * reaches this tier, and is a substring of nothing).
- */
-function substring(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
-  const key = `substring|${shapeOf(p, input)}|${p.clauses.map((c) => (lettersOnly(c) ? 1 : 0)).join('')}`
-  return find(ex, key, () => substringParts(p, input), valuesOf(p, input))
-}
 
 /** Whether every clause of letters only is a substring of some word of the catalog's names. */
 function inSomeWord(p: ParsedQuery): SQL | null {
@@ -261,6 +269,12 @@ function inSomeWord(p: ParsedQuery): SQL | null {
   return clauses.length > 0 ? sql.join(clauses, sql` and `) : null
 }
 
+/**
+ * Substring hits: every clause a substring of the folded name, no excluded term in it. A clause of
+ * words found in no word of the catalog's names (`search_words`, a few hundred thousand words at
+ * most, trigram-indexed) has no hits: then the parts stop there, without walking names (a typo
+ * reaches this tier, and is a substring of nothing).
+ */
 function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
   const contains = (text: SQL, name: string) => sql`${text} like ${once(sql`catalog_fold(${value(name)})`)}`
   const onIndex: OnIndex = (_, text) =>
@@ -281,6 +295,7 @@ function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
   return input.types.map((c) => ({
     type: c,
     stage: 'title',
+    match: 'substring',
     select: inTitleOrder(
       SOURCES[c],
       { onIndex, onRow: SOURCES[c].row(input) },
@@ -291,53 +306,71 @@ function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
 }
 
 /**
- * The query with each word of 3 characters or more replaced by the catalog's most alike words (up to
- * three, trigram similarity 0.3 or more), and how alike the least alike clause's best word is; null
- * when a clause has no alike word, or the query is a code or has a phrase. One statement for all words.
+ * The typo tier's query, in SQL (CTEs `fuzzy_terms` and `fuzzy` for `Statement.prelude`): each
+ * word of 3 characters or more replaced by the catalog's most alike words (up to three, trigram
+ * similarity 0.3 or more, `search_words`), shorter terms kept; `fuzzy.q` is null when a clause is
+ * left without a term. `fuzzy.likeness`: how alike the least alike clause's best word is (a term
+ * kept counts 1), the factor on the rows' ranks. Never for codes or phrases (`hasFuzzy`).
  */
-async function corrected(ex: Executor, p: ParsedQuery): Promise<{ query: ParsedQuery; likeness: number } | null> {
-  if (p.code || p.clauses.some((c) => c.some((t) => t.phrase))) return null
-  const words = p.clauses.flat().filter((t) => t.text.length >= 3)
-  const alike = new Map<string, { word: string; likeness: number }[]>()
-  if (words.length > 0) {
-    const found = await run<{ term: string; word: string; likeness: number }>(
-      ex,
-      'corrected',
-      () => sql`select t.term, a.word, a.likeness
-      from unnest(${value('words')}::text[]) t(term) cross join lateral (
-        select word, similarity(word, catalog_fold(t.term))::float8 as likeness from search_words
-        where word % catalog_fold(t.term) order by 2 desc, word limit 3) a
-      order by t.term, a.likeness desc, a.word`,
-      { words: words.map((t) => t.text) },
-    )
-    for (const r of found) alike.set(r.term, [...(alike.get(r.term) ?? []), r])
-  }
-  let likeness = 1
-  const clauses: Term[][] = []
-  for (const clause of p.clauses) {
-    const terms: Term[] = []
-    let best = 0
-    for (const t of clause) {
-      if (t.text.length < 3) {
-        terms.push(t)
-        best = 1
-        continue
-      }
-      const found = alike.get(t.text) ?? []
-      for (const a of found) terms.push({ text: a.word, phrase: false, prefix: false })
-      best = Math.max(best, found[0]?.likeness ?? 0)
-    }
-    if (terms.length === 0) return null
-    clauses.push(terms)
-    likeness = Math.min(likeness, best)
-  }
-  return { query: { ...p, clauses }, likeness }
+function fuzzyPrelude(p: ParsedQuery): SQL {
+  const terms = p.clauses.flatMap((clause, c) =>
+    clause.map((t, i) => {
+      const word = value(`w${c}_${i}`)
+      return sql`(${sql.raw(String(c))}, ${word}::text,
+        case when length(${word}::text) < 3 then ${tsTerm(t, `t${c}_${i}`)} end)`
+    }),
+  )
+  return sql`fuzzy_terms as materialized (
+      select t.c, coalesce(t.kept, to_tsquery('catalog', a.words)) as q,
+        case when t.kept is not null then 1 else a.best end as likeness
+      from (values ${sql.join(terms, sql`, `)}) t(c, word, kept)
+        left join lateral (
+          select string_agg(x.word, ' | ' order by x.likeness desc, x.word) as words, max(x.likeness) as best
+          from (select w.word, similarity(w.word, catalog_fold(t.word))::float8 as likeness from search_words w
+            where t.kept is null and w.word % catalog_fold(t.word) order by 2 desc, w.word limit 3) x) a on true),
+    fuzzy as materialized (
+      select case when count(*) = ${sql.raw(String(p.clauses.length))}
+          then string_agg('(' || k.q || ')', ' & ')::tsquery end as q,
+        min(k.likeness) as likeness
+      from (select c, string_agg('(' || q::text || ')', ' | ') as q, max(likeness) as likeness
+        from fuzzy_terms where numnode(q) > 0 group by c) k)`
+}
+
+const hasSubstring = (p: ParsedQuery) => p.clauses.some((c) => c.every((t) => t.text.length >= 3))
+const hasFuzzy = (p: ParsedQuery) => !p.code && !p.clauses.some((c) => c.some((t) => t.phrase))
+
+/** Substring hits (`substringParts`), one statement; null when no clause has a term long enough. */
+function substring(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> | null {
+  if (!hasSubstring(p)) return null
+  const key = `substring|${shapeOf(p, input)}|${p.clauses.map((c) => (lettersOnly(c) ? 1 : 0)).join('')}`
+  return find(ex, key, () => ({ parts: substringParts(p, input) }), valuesOf(p, input))
+}
+
+/**
+ * Typo hits: full text of the corrected query (`fuzzyPrelude`), ranked by how alike the corrections
+ * are, in one statement with the corrections; null for codes and phrases.
+ */
+function fuzzy(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> | null {
+  if (!hasFuzzy(p)) return null
+  return find(
+    ex,
+    `fuzzy|${shapeOf(p, input)}`,
+    () => ({
+      prelude: fuzzyPrelude(p),
+      parts: fulltextParts(p, input, {
+        pos: sql`(select q from fuzzy)`,
+        match: 'fuzzy',
+        first: 0,
+        when: sql`(select q from fuzzy) is not null`,
+        weight: sql`(select likeness from fuzzy)`,
+      }),
+    }),
+    valuesOf(p, input),
+  )
 }
 
 /** A code (digits) is rare in any collection: no walk, the GIN index finds it. */
 const walkFor = (p: ParsedQuery, window: number) => (p.code ? 0 : window)
-
-type Tier = { match: 'fulltext' | 'substring' | 'fuzzy'; found: () => Promise<Found[]> }
 
 export async function searchPostgres(ex: Executor, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
   const rows: SearchRow[] = []
@@ -347,49 +380,33 @@ export async function searchPostgres(ex: Executor, input: SearchInput, p: Parsed
       `gtin|${filterShape(input)}`,
       () => {
         const filters = SOURCES.product.row(input)
-        return [
-          {
-            type: 'product',
-            stage: 'gtin',
-            select: sql`select h.id, h.title_len, 1 as n from products h
+        return {
+          parts: [
+            {
+              type: 'product',
+              stage: 'gtin',
+              match: 'gtin',
+              select: sql`select h.id, h.title_len, 1 as n from products h
               where h.gtin = ${value('gtin')}${filters ? sql` and ${filters}` : sql``}`,
-          },
-        ]
+            },
+          ],
+        }
       },
       valuesOf(p, input),
     )
-    rows.push(...exact.map((f) => toRow(f.raw, f.rank, 'gtin', input)))
+    rows.push(...exact.map((f) => toRow(f.raw, f.rank, input)))
     // a code that is a GTIN and found: its product is the answer (text tiers would find it again)
     if (p.code && rows.length > 0) return rows
   }
   if (p.clauses.length === 0) return rows
-  const tiers: Tier[] = [
-    { match: 'fulltext', found: () => fulltext(ex, p, input) },
-    {
-      match: 'substring',
-      found: async () => (p.clauses.some((c) => c.every((t) => t.text.length >= 3)) ? substring(ex, p, input) : []),
-    },
-    {
-      match: 'fuzzy',
-      found: async () => {
-        const fix = await corrected(ex, p)
-        if (!fix) return []
-        const found = await fulltext(ex, fix.query, input)
-        return found.map((f) => ({ ...f, rank: f.rank * fix.likeness }))
-      },
-    },
-  ]
+  // each tier only when the ones before found nothing; found in rank order
+  let found = await fulltext(ex, p, input)
+  if (found.length === 0) found = (await substring(ex, p, input)) ?? []
+  if (found.length === 0) found = (await fuzzy(ex, p, input)) ?? []
   const seen = new Set(rows.map((r) => r.id))
-  for (const tier of tiers) {
-    const found = await tier.found()
-    if (found.length === 0) continue
-    // stable: rows of equal rank keep the order they were found in
-    found.sort((a, b) => b.rank - a.rank)
-    for (const f of found.slice(0, input.limit)) {
-      const row = toRow(f.raw, f.rank, tier.match, input)
-      if (!seen.has(row.id)) rows.push(row)
-    }
-    break
+  for (const f of found.slice(0, input.limit)) {
+    const row = toRow(f.raw, f.rank, input)
+    if (!seen.has(row.id)) rows.push(row)
   }
   return rows.slice(0, input.limit)
 }

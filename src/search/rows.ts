@@ -14,7 +14,20 @@ export type Stage = 'gtin' | 'title' | 'body'
  * filter: the part does not start unless it holds); it may count an earlier part's hits, as
  * `countOf(i)` does.
  */
-export type Part = { type: Collection; stage: Stage; select: SQL; when?: SQL }
+export type Part = {
+  type: Collection
+  stage: Stage
+  /** the tier the part belongs to, which each of its rows names */
+  match: Match
+  select: SQL
+  when?: SQL
+  /** a factor on the rank of the part's rows, a scalar of the statement (typo matches: how alike) */
+  weight?: SQL
+}
+export type Match = SearchRow['match']
+
+/** A statement's parts, after CTEs they may refer to (`prelude`: definitions, without `with`). */
+export type Statement = { parts: Part[]; prelude?: SQL }
 
 /** How many hits the part at index `i` of the same statement found. */
 export const countOf = (i: number) => sql`(select count(*) from ${sql.raw(`p${i}`)})`
@@ -24,6 +37,9 @@ export type RawRow = {
   part: number
   type: Collection
   stage: Stage
+  match: Match
+  /** the part's `weight` (1 without one) */
+  weight: number
   id: string
   title_len: number
   n: number
@@ -44,13 +60,13 @@ export type RawRow = {
 
 /**
  * Every part's hits with the fields of their rows, in one statement (one round trip): the statement
- * of `key`, its parts built by `parts` the first time (`run`), with `values` (`limit` among them).
+ * of `key`, built by `build` the first time (`run`), with `values` (`limit` among them).
  */
-export function fetchParts(ex: Executor, key: string, parts: () => Part[], values: Values): Promise<RawRow[]> {
-  return run<RawRow>(ex, key, () => partsStatement(parts()), values)
+export function fetchParts(ex: Executor, key: string, build: () => Statement, values: Values): Promise<RawRow[]> {
+  return run<RawRow>(ex, key, () => partsStatement(build()), values)
 }
 
-function partsStatement(parts: Part[]): SQL {
+function partsStatement({ parts, prelude }: Statement): SQL {
   // each part a CTE, so a later part can run only when an earlier one came short (a one-time filter:
   // the plan does not start it otherwise)
   const ctes = sql.join(
@@ -61,16 +77,17 @@ function partsStatement(parts: Part[]): SQL {
     sql`, `,
   )
   const hits = sql.join(
-    parts.map((p, i) =>
-      sql.raw(
-        `select '${p.type}'::text as type, '${p.stage}'::text as stage, ${i} as part, id, title_len, n from p${i}`,
-      ),
+    parts.map(
+      (p, i) =>
+        sql`select ${sql.raw(`'${p.type}'::text as type, '${p.stage}'::text as stage, '${p.match}'::text as match`)},
+          ${p.weight ?? sql.raw('1')}::float8 as weight, ${sql.raw(`${i} as part, id, title_len, n from p${i}`)}`,
     ),
     sql` union all `,
   )
   // lateral lookups, each hit's row by primary key whatever the plan thinks of the hits' number
   // (`limit 1` keeps each a subquery: pulled up, a join could hash a whole table)
-  return sql`with ${ctes} select h.part, h.type, h.stage, h.id, h.title_len::int, h.n::int,
+  return sql`with ${prelude ? sql`${prelude}, ` : sql``}${ctes} select h.part, h.type, h.stage, h.match, h.weight,
+      h.id, h.title_len::int, h.n::int,
       p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
       b.name as brand, b.product_count, r.name as retailer, r.website, r.is_online, r.is_physical
     from (${hits}) h
@@ -80,8 +97,8 @@ function partsStatement(parts: Part[]): SQL {
       left join lateral (select * from retailers r where h.type = 'retailer' and r.id = h.id limit 1) r on true`
 }
 
-export function toRow(raw: RawRow, rank: number, match: SearchRow['match'], input: SearchInput): SearchRow {
-  const base = { id: toShortId(raw.id), rank: Math.round(rank * 1e6) / 1e6, match }
+export function toRow(raw: RawRow, rank: number, input: SearchInput): SearchRow {
+  const base = { id: toShortId(raw.id), rank: Math.round(rank * 1e6) / 1e6, match: raw.match }
   if (raw.type === 'product')
     return {
       type: 'product',

@@ -192,6 +192,21 @@ describe('catalog search: ranking, tiers, GTINs', () => {
     expect(brandTypo.json.results).toMatchObject([{ name: 'Quorvane', match: 'fuzzy' }])
   })
 
+  test('a typo: every clause corrected, exclusions kept, ranked below the same title found exactly', async () => {
+    const exact = (await search({ q: 'dark zimbelade', type: 'product' })).json.results
+    const typo = (await search({ q: 'dark zimbelaed', type: 'product' })).json.results
+    expect(names(typo)).toEqual(['Quorvane Dark Zimbelade'])
+    expect(typo[0]).toMatchObject({ match: 'fuzzy' })
+    // the same title, scaled by how alike "zimbelaed" and "zimbelade" are
+    expect(typo[0]!.rank).toBeGreaterThan(0.2)
+    expect(typo[0]!.rank).toBeLessThan(exact.find((r) => r.name === 'Quorvane Dark Zimbelade')!.rank)
+    const excluding = names((await search({ q: 'zimbelaed -noir', type: 'product' })).json.results)
+    expect(excluding).toContain('Quorvane Milk Zimbelade')
+    expect(excluding).not.toContain('Quorvane Noir Zimbelade')
+    // a clause with no alike word in the catalog: no typo match at all, not a match of the rest
+    expect((await search({ q: 'zimbelaed xqvwzkjh', type: 'product' })).json.results).toEqual([])
+  })
+
   test('a GTIN in any form is found exactly and ranked first; digits are never fuzzed', async () => {
     for (const q of ['4006381333931', '04006381333931', '400 6381 33393 1', '4006381-333931']) {
       const res = await search({ q })
