@@ -5,7 +5,7 @@ import type { ParsedQuery, Term } from './query'
 import { bodyRank, titleRank } from './rank'
 import { countOf, fetchParts, type Match, type Part, type RawRow, type Stage, type Statement, toRow } from './rows'
 import { filterShape, filterValues, SOURCES, type Source } from './sources'
-import { run, type Values, value } from './statements'
+import { type Session, type Values, value, withSession } from './statements'
 import type { SearchInput, SearchRow } from './types'
 
 /**
@@ -184,7 +184,7 @@ const RANKS: Record<Stage, (titleLength: number) => number> = { gtin: () => 1, t
  * The hits of a statement (`key`, built by `build` the first time) with their rows, ranked, in rank
  * order (equal ranks: part order, then found order).
  */
-async function find(ex: Executor, key: string, build: () => Statement, values: Values): Promise<Found[]> {
+async function find(ex: Session, key: string, build: () => Statement, values: Values): Promise<Found[]> {
   const raws = await fetchParts(ex, key, build, values)
   return raws
     .map((raw) => ({ raw, rank: RANKS[raw.stage](raw.title_len) * raw.weight }))
@@ -192,7 +192,7 @@ async function find(ex: Executor, key: string, build: () => Statement, values: V
 }
 
 /** Full-text hits of the selected collections: titles, then the rest of the documents where titles came short. */
-function fulltext(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
+function fulltext(ex: Session, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
   return find(
     ex,
     `fulltext|${shapeOf(p, input)}`,
@@ -340,7 +340,7 @@ const hasSubstring = (p: ParsedQuery) => p.clauses.some((c) => c.every((t) => t.
 const hasFuzzy = (p: ParsedQuery) => !p.code && !p.clauses.some((c) => c.some((t) => t.phrase))
 
 /** Substring hits (`substringParts`), one statement; null when no clause has a term long enough. */
-function substring(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> | null {
+function substring(ex: Session, p: ParsedQuery, input: SearchInput): Promise<Found[]> | null {
   if (!hasSubstring(p)) return null
   const key = `substring|${shapeOf(p, input)}|${p.clauses.map((c) => (lettersOnly(c) ? 1 : 0)).join('')}`
   return find(ex, key, () => ({ parts: substringParts(p, input) }), valuesOf(p, input))
@@ -350,7 +350,7 @@ function substring(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Fo
  * Typo hits: full text of the corrected query (`fuzzyPrelude`), ranked by how alike the corrections
  * are, in one statement with the corrections; null for codes and phrases.
  */
-function fuzzy(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[]> | null {
+function fuzzy(ex: Session, p: ParsedQuery, input: SearchInput): Promise<Found[]> | null {
   if (!hasFuzzy(p)) return null
   return find(
     ex,
@@ -373,6 +373,12 @@ function fuzzy(ex: Executor, p: ParsedQuery, input: SearchInput): Promise<Found[
 const walkFor = (p: ParsedQuery, window: number) => (p.code ? 0 : window)
 
 export async function searchPostgres(ex: Executor, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
+  // nothing to search for (only punctuation or exclusions): no connection taken
+  if (p.clauses.length === 0 && !(p.gtin && input.types.includes('product'))) return []
+  return withSession(ex, (session) => searchIn(session, input, p))
+}
+
+async function searchIn(ex: Session, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
   const rows: SearchRow[] = []
   if (p.gtin && input.types.includes('product')) {
     const exact = await find(

@@ -1,8 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { SubstanceMatch } from '../db/schema'
-import type { Executor } from '../db/tx'
 import { toShortId } from '../shared/ids'
-import { run, type Values } from './statements'
+import { run, type Session, type Values } from './statements'
 import { CONFIDENT, type Collection, type SearchInput, type SearchRow } from './types'
 
 /** Where a hit was found, which sets its rank: the exact GTIN, a title, or the rest of a document. */
@@ -62,8 +61,8 @@ export type RawRow = {
  * Every part's hits with the fields of their rows, in one statement (one round trip): the statement
  * of `key`, built by `build` the first time (`run`), with `values` (`limit` among them).
  */
-export function fetchParts(ex: Executor, key: string, build: () => Statement, values: Values): Promise<RawRow[]> {
-  return run<RawRow>(ex, key, () => partsStatement(build()), values)
+export function fetchParts(session: Session, key: string, build: () => Statement, values: Values): Promise<RawRow[]> {
+  return run<RawRow>(session, key, () => partsStatement(build()), values)
 }
 
 function partsStatement({ parts, prelude }: Statement): SQL {

@@ -1,7 +1,8 @@
 import { fillPlaceholders, type SQL, sql } from 'drizzle-orm'
 import { PgDialect, PgTransaction } from 'drizzle-orm/pg-core'
+import type pg from 'pg'
 import { preparedPool } from '../db/client'
-import type { Executor } from '../db/tx'
+import type { Executor, Tx } from '../db/tx'
 
 /**
  * Search statements are built once per shape of query, not once per request. A statement's
@@ -37,18 +38,40 @@ function statement(key: string, build: () => SQL): Built {
 }
 
 /**
- * Runs the search statement of `key` (built by `build` the first time) with `values`. Outside a
- * transaction it goes to the prepared pool (`preparedPool`): each statement is prepared once per
- * connection and runs its generic plan, so a search pays no planning (the statements' shapes, not
- * the words searched, choose their plans: ordered walks and GIN lookups). In a transaction it runs
- * there, as any other statement.
+ * Where a search's statements run: the caller's transaction, or one connection of the search pool
+ * (`preparedPool`) held for the whole search.
  */
-export async function run<T>(ex: Executor, key: string, build: () => SQL, values: Values): Promise<T[]> {
+export type Session = Tx | pg.PoolClient
+
+/**
+ * Runs `work` in a session: in the caller's transaction when `ex` is one, else on a connection of
+ * the search pool held until `work` returns, so a search of several statements (a typo runs three)
+ * waits for a connection once, not once per statement behind every search that arrived meanwhile.
+ * On the search pool each statement is prepared once per connection and runs its generic plan, so
+ * a search pays no planning (the statements' shapes, not the words searched, choose their plans:
+ * ordered walks and GIN lookups).
+ */
+export async function withSession<T>(ex: Executor, work: (session: Session) => Promise<T>): Promise<T> {
+  if (ex instanceof PgTransaction) return work(ex)
+  const client = await preparedPool().connect()
+  try {
+    const result = await work(client)
+    client.release()
+    return result
+  } catch (err) {
+    // as pg's pool.query does: a connection that failed a statement is not reused
+    client.release(err as Error)
+    throw err
+  }
+}
+
+/** Runs the search statement of `key` (built by `build` the first time) with `values`, in `session`. */
+export async function run<T>(session: Session, key: string, build: () => SQL, values: Values): Promise<T[]> {
   const { name, text, params } = statement(key, build)
-  if (ex instanceof PgTransaction) {
-    const prepared = ex._.session.prepareQuery({ sql: text, params }, undefined, undefined, false)
+  if (session instanceof PgTransaction) {
+    const prepared = session._.session.prepareQuery({ sql: text, params }, undefined, undefined, false)
     return ((await prepared.execute(values)) as { rows: T[] }).rows
   }
-  const result = await preparedPool().query({ name, text, values: fillPlaceholders(params, values) })
+  const result = await session.query({ name, text, values: fillPlaceholders(params, values) })
   return result.rows as T[]
 }
