@@ -111,7 +111,9 @@ export const Offer = t.Object(
     currency: t.String({ description: 'ISO 4217' }),
     url: t.String(),
     availability: Enum(AVAILABILITIES),
-    multipack: t.Union([Type.Integer(), t.Null()], { description: 'units in a merchant-defined multipack of this GTIN' }),
+    multipack: t.Union([Type.Integer(), t.Null()], {
+      description: 'units in a merchant-defined multipack of this GTIN',
+    }),
     observed_at: t.String({ format: 'date-time' }),
     created: t.String({ format: 'date-time' }),
     modified: t.String({ format: 'date-time' }),
