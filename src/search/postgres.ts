@@ -310,7 +310,8 @@ function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
  * word of 3 characters or more replaced by the catalog's most alike words (up to three, trigram
  * similarity 0.3 or more, `search_words`), shorter terms kept; `fuzzy.q` is null when a clause is
  * left without a term. `fuzzy.likeness`: how alike the least alike clause's best word is (a term
- * kept counts 1), the factor on the rows' ranks. Never for codes or phrases (`hasFuzzy`).
+ * kept counts 1), the factor on the rows' ranks. A term whose query is empty constrains nothing,
+ * as in full text. Never for codes or phrases (`hasFuzzy`).
  */
 function fuzzyPrelude(p: ParsedQuery): SQL {
   const terms = p.clauses.flatMap((clause, c) =>
@@ -329,11 +330,12 @@ function fuzzyPrelude(p: ParsedQuery): SQL {
           from (select w.word, similarity(w.word, catalog_fold(t.word))::float8 as likeness from search_words w
             where t.kept is null and w.word % catalog_fold(t.word) order by 2 desc, w.word limit 3) x) a on true),
     fuzzy as materialized (
-      select case when count(*) = ${sql.raw(String(p.clauses.length))}
+      select case when count(*) filter (where k.usable) = ${sql.raw(String(p.clauses.length))}
           then string_agg('(' || k.q || ')', ' & ')::tsquery end as q,
         min(k.likeness) as likeness
-      from (select c, string_agg('(' || q::text || ')', ' | ') as q, max(likeness) as likeness
-        from fuzzy_terms where numnode(q) > 0 group by c) k)`
+      from (select c, bool_or(q is not null) as usable, max(likeness) as likeness,
+          string_agg('(' || q::text || ')', ' | ') filter (where numnode(q) > 0) as q
+        from fuzzy_terms group by c) k)`
 }
 
 const hasSubstring = (p: ParsedQuery) => p.clauses.some((c) => c.every((t) => t.text.length >= 3))

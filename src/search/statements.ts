@@ -54,14 +54,15 @@ export type Session = Tx | pg.PoolClient
 export async function withSession<T>(ex: Executor, work: (session: Session) => Promise<T>): Promise<T> {
   if (ex instanceof PgTransaction) return work(ex)
   const client = await preparedPool().connect()
+  let failed: Error | undefined
   try {
-    const result = await work(client)
-    client.release()
-    return result
+    return await work(client)
   } catch (err) {
-    // as pg's pool.query does: a connection that failed a statement is not reused
-    client.release(err as Error)
+    failed = err as Error
     throw err
+  } finally {
+    // as pg's pool.query does: a connection that failed a statement is not reused
+    client.release(failed)
   }
 }
 
