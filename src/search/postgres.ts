@@ -127,13 +127,19 @@ async function find(ex: Session, key: string, build: () => Statement, values: Va
     .sort((a, b) => b.rank - a.rank || a.raw.part - b.raw.part || a.raw.n - b.raw.n)
 }
 
+/**
+ * One search as its tiers take it: where its statements run, the query, and what every statement
+ * of it shares, worked out once: the placeholders' values and the query's shape (`terms.ts`).
+ */
+type Search = { ex: Session; p: ParsedQuery; input: SearchInput; values: Values; shape: string }
+
 /** Full-text hits of the selected collections: titles, then the rest of the documents where titles came short. */
-function fulltext(ex: Session, p: ParsedQuery, input: SearchInput): Promise<Found[]> {
+function fulltext({ ex, p, input, values, shape }: Search): Promise<Found[]> {
   return find(
     ex,
-    `fulltext|${shapeOf(p, input)}`,
+    `fulltext|${shape}`,
     () => ({ parts: fulltextParts(p, input, { pos: positive(p), match: 'fulltext', first: 0 }) }),
-    valuesOf(p, input),
+    values,
   )
 }
 
@@ -245,21 +251,21 @@ const hasSubstring = (p: ParsedQuery) => p.clauses.some((c) => c.every((t) => t.
 const hasFuzzy = (p: ParsedQuery) => !p.code && !p.clauses.some((c) => c.some((t) => t.phrase))
 
 /** Substring hits (`substringParts`), one statement; null when no clause has a term long enough. */
-function substring(ex: Session, p: ParsedQuery, input: SearchInput): Promise<Found[]> | null {
+function substring({ ex, p, input, values, shape }: Search): Promise<Found[]> | null {
   if (!hasSubstring(p)) return null
-  const key = `substring|${shapeOf(p, input)}|${p.clauses.map((c) => (lettersOnly(c) ? 1 : 0)).join('')}`
-  return find(ex, key, () => ({ parts: substringParts(p, input) }), valuesOf(p, input))
+  const key = `substring|${shape}|${p.clauses.map((c) => (lettersOnly(c) ? 1 : 0)).join('')}`
+  return find(ex, key, () => ({ parts: substringParts(p, input) }), values)
 }
 
 /**
  * Typo hits: full text of the corrected query (`fuzzyPrelude`), ranked by how alike the corrections
  * are, in one statement with the corrections; null for codes and phrases.
  */
-function fuzzy(ex: Session, p: ParsedQuery, input: SearchInput): Promise<Found[]> | null {
+function fuzzy({ ex, p, input, values, shape }: Search): Promise<Found[]> | null {
   if (!hasFuzzy(p)) return null
   return find(
     ex,
-    `fuzzy|${shapeOf(p, input)}`,
+    `fuzzy|${shape}`,
     () => ({
       prelude: fuzzyPrelude(p),
       parts: fulltextParts(p, input, {
@@ -270,22 +276,27 @@ function fuzzy(ex: Session, p: ParsedQuery, input: SearchInput): Promise<Found[]
         weight: sql`(select likeness from fuzzy)`,
       }),
     }),
-    valuesOf(p, input),
+    values,
   )
 }
 
 /** A code (digits) is rare in any collection: no walk, the GIN index finds it. */
 const walkFor = (p: ParsedQuery, window: number) => (p.code ? 0 : window)
 
+/** Whether the query is a GTIN to look up exactly: it is one, and products are searched. */
+const exactGtin = (p: ParsedQuery, input: SearchInput) => p.gtin !== null && input.types.includes('product')
+
 export async function searchPostgres(ex: Executor, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
   // nothing to search for (only punctuation or exclusions): no connection taken
-  if (p.clauses.length === 0 && !(p.gtin && input.types.includes('product'))) return []
-  return withSession(ex, (session) => searchIn(session, input, p))
+  if (p.clauses.length === 0 && !exactGtin(p, input)) return []
+  const [values, shape] = [valuesOf(p, input), shapeOf(p, input)]
+  return withSession(ex, (session) => searchIn({ ex: session, p, input, values, shape }))
 }
 
-async function searchIn(ex: Session, input: SearchInput, p: ParsedQuery): Promise<SearchRow[]> {
+async function searchIn(search: Search): Promise<SearchRow[]> {
+  const { ex, p, input } = search
   const rows: SearchRow[] = []
-  if (p.gtin && input.types.includes('product')) {
+  if (exactGtin(p, input)) {
     const exact = await find(
       ex,
       `gtin|${filterShape(input)}`,
@@ -303,7 +314,7 @@ async function searchIn(ex: Session, input: SearchInput, p: ParsedQuery): Promis
           ],
         }
       },
-      valuesOf(p, input),
+      search.values,
     )
     rows.push(...exact.map((f) => toRow(f.raw, f.rank, input)))
     // a code that is a GTIN and found: its product is the answer (text tiers would find it again)
@@ -311,9 +322,9 @@ async function searchIn(ex: Session, input: SearchInput, p: ParsedQuery): Promis
   }
   if (p.clauses.length === 0) return rows
   // each tier only when the ones before found nothing; found in rank order
-  let found = await fulltext(ex, p, input)
-  if (found.length === 0) found = (await substring(ex, p, input)) ?? []
-  if (found.length === 0) found = (await fuzzy(ex, p, input)) ?? []
+  let found = await fulltext(search)
+  if (found.length === 0) found = (await substring(search)) ?? []
+  if (found.length === 0) found = (await fuzzy(search)) ?? []
   const seen = new Set(rows.map((r) => r.id))
   for (const f of found.slice(0, input.limit)) {
     const row = toRow(f.raw, f.rank, input)
