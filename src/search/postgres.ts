@@ -15,6 +15,8 @@ import type { SearchInput, SearchRow } from './types'
  * 2. `fulltext`: the tsquery of the parsed query, first over titles (name, brand, GTIN), then, for a
  *    collection whose titles gave fewer than `limit` rows, over the rest of the document;
  * 3. `substring`: every positive term a case- and accent-insensitive substring of the folded name;
+ *    skipped when a clause of letters is in no word of the catalog's names (`noSubstring`), which
+ *    the full-text statement tells along with its hits: a typo costs two statements, not three;
  * 4. `fuzzy`: each word replaced by the most alike words of the catalog's names (`search_words`,
  *    trigram similarity), then searched as in 2, corrections and search in one statement; never
  *    for codes or phrases.
@@ -133,14 +135,38 @@ async function find(ex: Session, key: string, build: () => Statement, values: Va
  */
 type Search = { ex: Session; p: ParsedQuery; input: SearchInput; values: Values; shape: string }
 
-/** Full-text hits of the selected collections: titles, then the rest of the documents where titles came short. */
-function fulltext({ ex, p, input, values, shape }: Search): Promise<Found[]> {
-  return find(
+/**
+ * Full-text hits of the selected collections: titles, then the rest of the documents where titles
+ * came short. When they found nothing, the same statement also tells whether the substring tier
+ * can find anything (`noSubstring`): a typo then skips the substring statement.
+ */
+async function fulltext(search: Search): Promise<{ found: Found[]; substrings: boolean }> {
+  const { ex, p, input, values, shape } = search
+  const none = noSubstring(p)
+  const found = await find(
     ex,
-    `fulltext|${shape}`,
-    () => ({ parts: fulltextParts(p, input, { pos: positive(p), match: 'fulltext', first: 0 }) }),
+    `fulltext|${shape}|${none ? lettersKey(p) : ''}`,
+    () => {
+      const parts = fulltextParts(p, input, { pos: positive(p), match: 'fulltext', first: 0 })
+      if (!none) return { parts }
+      const nothing = sql.join(
+        parts.map((_, i) => countOf(i)),
+        sql` + `,
+      )
+      // a row without an id when full text found nothing and substrings cannot be found either
+      const marker: Part = {
+        type: 'product',
+        stage: 'title',
+        match: 'substring',
+        select: sql`select null::uuid as id, 0 as title_len, 1 as n`,
+        when: sql`case when ${nothing} = 0 then ${none} else false end`,
+      }
+      return { parts: [...parts, marker] }
+    },
     values,
   )
+  const hits = found.filter((f) => f.raw.id !== null)
+  return { found: hits, substrings: hits.length === found.length }
 }
 
 /**
@@ -212,10 +238,9 @@ function inSomeWord(p: ParsedQuery): SQL | null {
 }
 
 /**
- * Substring hits: every clause a substring of the folded name, no excluded term in it. A clause of
- * words found in no word of the catalog's names (`search_words`, a few hundred thousand words at
- * most, trigram-indexed) has no hits: then the parts stop there, without walking names (a typo
- * reaches this tier, and is a substring of nothing).
+ * Substring hits: every clause a substring of the folded name, no excluded term in it. Asked only
+ * when the full-text statement found that they may exist (`noSubstring`), so a typo, a substring of
+ * nothing, does not walk names.
  */
 function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
   const contains = (text: SQL, name: string) => sql`${text} like ${once(sql`catalog_fold(${value(name)})`)}`
@@ -233,7 +258,6 @@ function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
       ],
       sql` and `,
     )
-  const when = inSomeWord(p) ?? undefined
   return input.types.map((c) => ({
     type: c,
     stage: 'title',
@@ -243,18 +267,29 @@ function substringParts(p: ParsedQuery, input: SearchInput): Part[] {
       { onIndex, onRow: SOURCES[c].row(input) },
       walkFor(p, c === 'product' ? WINDOW.substring : WINDOW.title),
     ),
-    when,
   }))
 }
 
 const hasSubstring = (p: ParsedQuery) => p.clauses.some((c) => c.every((t) => t.text.length >= 3))
+/** Which clauses are letters only (`lettersOnly`): part of the key of a statement using `inSomeWord`. */
+const lettersKey = (p: ParsedQuery) => p.clauses.map((c) => (lettersOnly(c) ? 1 : 0)).join('')
+
+/**
+ * A condition on the query alone that holds when the substring tier cannot find anything: a clause
+ * of letters in no word of the catalog's names. Null when only the substring statement can tell, or
+ * when that tier does not run (no clause long enough).
+ */
+function noSubstring(p: ParsedQuery): SQL | null {
+  if (!hasSubstring(p)) return null
+  const some = inSomeWord(p)
+  return some ? sql`not (${some})` : null
+}
 const hasFuzzy = (p: ParsedQuery) => !p.code && !p.clauses.some((c) => c.some((t) => t.phrase))
 
 /** Substring hits (`substringParts`), one statement; null when no clause has a term long enough. */
 function substring({ ex, p, input, values, shape }: Search): Promise<Found[]> | null {
   if (!hasSubstring(p)) return null
-  const key = `substring|${shape}|${p.clauses.map((c) => (lettersOnly(c) ? 1 : 0)).join('')}`
-  return find(ex, key, () => ({ parts: substringParts(p, input) }), values)
+  return find(ex, `substring|${shape}`, () => ({ parts: substringParts(p, input) }), values)
 }
 
 /**
@@ -322,8 +357,8 @@ async function searchIn(search: Search): Promise<SearchRow[]> {
   }
   if (p.clauses.length === 0) return rows
   // each tier only when the ones before found nothing; found in rank order
-  let found = await fulltext(search)
-  if (found.length === 0) found = (await substring(search)) ?? []
+  let { found, substrings } = await fulltext(search)
+  if (found.length === 0 && substrings) found = (await substring(search)) ?? []
   if (found.length === 0) found = (await fuzzy(search)) ?? []
   const seen = new Set(rows.map((r) => r.id))
   for (const f of found.slice(0, input.limit)) {

@@ -39,7 +39,8 @@ export type RawRow = {
   match: Match
   /** the part's `weight` (1 without one) */
   weight: number
-  id: string
+  /** null in a marker row: a part may yield one to tell that a gated part of the statement ran */
+  id: string | null
   title_len: number
   n: number
   product_name: string | null
@@ -97,7 +98,7 @@ function partsStatement({ parts, prelude }: Statement): SQL {
 }
 
 export function toRow(raw: RawRow, rank: number, input: SearchInput): SearchRow {
-  const base = { id: toShortId(raw.id), rank: Math.round(rank * 1e6) / 1e6, match: raw.match }
+  const base = { id: toShortId(raw.id!), rank: Math.round(rank * 1e6) / 1e6, match: raw.match }
   if (raw.type === 'product')
     return {
       type: 'product',

@@ -45,7 +45,7 @@ export type Session = Tx | pg.PoolClient
 
 /**
  * Runs `work` in a session: in the caller's transaction when `ex` is one, else on a connection of
- * the search pool held until `work` returns, so a search of several statements (a typo runs three)
+ * the search pool held until `work` returns, so a search of several statements (a substring runs two)
  * waits for a connection once, not once per statement behind every search that arrived meanwhile.
  * On the search pool each statement is prepared once per connection and runs its generic plan, so
  * a search pays no planning (the statements' shapes, not the words searched, choose their plans:
