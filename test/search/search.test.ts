@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
+import pg from 'pg'
+import { db } from '../../src/db/client'
 import { transaction } from '../../src/db/tx'
 import { search as searchCatalog } from '../../src/search/search'
 import type { SearchInput, SearchRow } from '../../src/search/types'
@@ -205,6 +207,43 @@ describe('catalog search: ranking, tiers, GTINs', () => {
     expect(excluding).not.toContain('Quorvane Noir Zimbelade')
     // a clause with no alike word in the catalog: no typo match at all, not a match of the rest
     expect((await search({ q: 'zimbelaed xqvwzkjh', type: 'product' })).json.results).toEqual([])
+  })
+
+  test('a typo skips the substring statement: full text tells that no name holds the word', async () => {
+    // the statements the search pool is sent (named search_*), counted by wrapping pg's client
+    const sent: string[] = []
+    const query = pg.Client.prototype.query
+    pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+      const name = (config as { name?: string } | null)?.name
+      if (name?.startsWith('search_')) sent.push(name)
+      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest)
+    } as typeof query
+    const input = (q: string): SearchInput => ({
+      q,
+      types: ['product', 'brand', 'retailer'],
+      limit: 20,
+      excludeAllergens: [],
+      certifications: [],
+      excludeSubstances: [],
+      organizationId: null,
+    })
+    const statements = async (q: string) => {
+      sent.length = 0
+      const rows = await searchCatalog(db, input(q))
+      return { matches: [...new Set(rows.map((r) => r.match))], statements: sent.length }
+    }
+    try {
+      // full text (which finds nothing, and no catalog word holding "zimbelaed"), then typos
+      expect(await statements('zimbelaed')).toEqual({ matches: ['fuzzy'], statements: 2 })
+      expect(await statements('dark zimbelaed')).toEqual({ matches: ['fuzzy'], statements: 2 })
+      // a word inside catalog words: full text, then substrings
+      expect(await statements('imbelad')).toEqual({ matches: ['substring'], statements: 2 })
+      // not letters only: only the substring statement can tell, then typos
+      expect(await statements('zimbelaed2')).toEqual({ matches: ['fuzzy'], statements: 3 })
+      expect(await statements('zimbelade')).toEqual({ matches: ['fulltext'], statements: 1 })
+    } finally {
+      pg.Client.prototype.query = query
+    }
   })
 
   test('a GTIN in any form is found exactly and ranked first; digits are never fuzzed', async () => {
