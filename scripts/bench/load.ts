@@ -44,7 +44,24 @@ const toMs = (value: string, unit: string) => Number(value) * ({ us: 0.001, ms: 
 /** Whether `wrk` (Debian package wrk) is installed: a C load generator, far lighter than fetch. */
 export const haveWrk = () => Bun.spawnSync(['sh', '-c', 'command -v wrk']).exitCode === 0
 
-/** One wrk run (1 thread, `concurrency` connections) against `url`. */
+/**
+ * Separate CPUs for the server and the load generator, through `taskset` (util-linux), when the
+ * machine has two CPUs or more: the server's process on the first, wrk on the last. Sharing cores,
+ * the scheduler lets each preempt the other, and the load generator's own delays show up as the
+ * server's latency tail. Empty launchers (nothing pinned) where that cannot be done.
+ */
+export function cpuPinning(): { server: string[]; load: string[]; note: string } {
+  const cpus = navigator.hardwareConcurrency
+  if (cpus < 2 || Bun.spawnSync(['sh', '-c', 'command -v taskset']).exitCode !== 0)
+    return { server: [], load: [], note: 'not pinned' }
+  return {
+    server: ['taskset', '-c', '0'],
+    load: ['taskset', '-c', String(cpus - 1)],
+    note: `server on CPU 0, wrk on CPU ${cpus - 1}`,
+  }
+}
+
+/** One wrk run (1 thread, `concurrency` connections) against `url`; `launcher` as in `cpuPinning`. */
 export async function measureWithWrk(
   name: string,
   url: string,
@@ -52,8 +69,17 @@ export async function measureWithWrk(
   seconds: number,
   headers: Record<string, string> = {},
   luaScript?: string,
+  launcher: string[] = [],
 ): Promise<LoadResult> {
-  const args = ['wrk', '-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency', ...(luaScript ? ['-s', luaScript] : [])]
+  const args = [
+    ...launcher,
+    'wrk',
+    '-t1',
+    `-c${concurrency}`,
+    `-d${seconds}s`,
+    '--latency',
+    ...(luaScript ? ['-s', luaScript] : []),
+  ]
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`)
   const proc = Bun.spawn([...args, url], { stdout: 'pipe', stderr: 'pipe' })
   const out = await new Response(proc.stdout).text()

@@ -7,8 +7,9 @@ import { join } from 'node:path'
 /**
  * `poolSize`: connections of this process's own pool (seeding, emitting), beside the server's.
  * `keepIn`: a directory whose database outlives the run (a later run reuses it), else a throwaway one.
+ * `launcher`: a command the server is started through (`cpuPinning().server`), else none.
  */
-export async function startBenchServer(poolSize = 2, keepIn?: string) {
+export async function startBenchServer(poolSize = 2, keepIn?: string, launcher: string[] = []) {
   const dataDir = keepIn ?? mkdtempSync(join(tmpdir(), 'gtin-bench-'))
   process.env.DATA_DIR = dataDir
   process.env.LOG_LEVEL ??= 'warn'
@@ -20,21 +21,23 @@ export async function startBenchServer(poolSize = 2, keepIn?: string) {
   // Logs go to a file, as under a process manager; a pipe read by this busy process would throttle it.
   const port = await freePort()
   const logFile = join(dataDir, 'server.log')
-  const server: ChildProcess = spawn(
+  const command = [
+    ...launcher,
     process.execPath,
-    [...(process.env.SERVER_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=/tmp/prof'] : []), 'main.ts'],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        ROLE: process.env.SERVER_ROLE ?? 'all',
-        LOG_LEVEL: process.env.SERVER_LOG_LEVEL ?? 'info',
-      },
-      stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')],
+    ...(process.env.SERVER_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=/tmp/prof'] : []),
+    'main.ts',
+  ]
+  const server: ChildProcess = spawn(command[0]!, command.slice(1), {
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ROLE: process.env.SERVER_ROLE ?? 'all',
+      LOG_LEVEL: process.env.SERVER_LOG_LEVEL ?? 'info',
     },
-  )
+    stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')],
+  })
   const exited = new Promise((done) => server.on('exit', done))
   const base = `http://127.0.0.1:${port}`
   await waitForHealth(base)
