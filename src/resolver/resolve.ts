@@ -79,6 +79,7 @@ const CONTROL_PARAMETERS = new Set(['linkType', 'explain', 'country', 'region', 
 
 /** The target with the request's query passed on (GS1 Resolver §2.12), less the resolver's own parameters. */
 export function redirectTarget(rule: CompiledRule, query: URLSearchParams): string {
+  if (query.size === 0) return target(rule)
   const passed = new URLSearchParams()
   for (const [k, v] of query) if (!CONTROL_PARAMETERS.has(k)) passed.append(k, v)
   const own = target(rule)
