@@ -3,7 +3,17 @@ import type { Executor } from '../db/tx'
 import { TITLE_BUCKETS } from './documents'
 import type { ParsedQuery, Term } from './query'
 import { bodyRank, titleRank } from './rank'
-import { countOf, fetchParts, type Match, type Part, type RawRow, type Stage, type Statement, toRow } from './rows'
+import {
+  countOf,
+  fetchParts,
+  flagPart,
+  type Match,
+  type Part,
+  type RawRow,
+  type Stage,
+  type Statement,
+  toRow,
+} from './rows'
 import { filterShape, SOURCES, type Source } from './sources'
 import { type Session, type Values, value, withSession } from './statements'
 import { excluded, fuzzyPrelude, once, positive, shapeOf, valuesOf } from './terms'
@@ -120,14 +130,23 @@ const RANKS: Record<Stage, (titleLength: number) => number> = { gtin: () => 1, t
 
 /**
  * The hits of a statement (`key`, built by `build` the first time) with their rows, ranked, in rank
- * order (equal ranks: part order, then found order).
+ * order (equal ranks: part order, then found order); `flagged` as `fetchParts` tells it.
  */
-async function find(ex: Session, key: string, build: () => Statement, values: Values): Promise<Found[]> {
-  const raws = await fetchParts(ex, key, build, values)
-  return raws
+async function findFlagged(
+  ex: Session,
+  key: string,
+  build: () => Statement,
+  values: Values,
+): Promise<{ found: Found[]; flagged: boolean }> {
+  const { rows, flagged } = await fetchParts(ex, key, build, values)
+  const found = rows
     .map((raw) => ({ raw, rank: RANKS[raw.stage](raw.title_len) * raw.weight }))
     .sort((a, b) => b.rank - a.rank || a.raw.part - b.raw.part || a.raw.n - b.raw.n)
+  return { found, flagged }
 }
+
+const find = async (ex: Session, key: string, build: () => Statement, values: Values) =>
+  (await findFlagged(ex, key, build, values)).found
 
 /**
  * One search as its tiers take it: where its statements run, the query, and what every statement
@@ -143,37 +162,29 @@ type Search = { ex: Session; p: ParsedQuery; input: SearchInput; values: Values;
 async function fulltext(search: Search): Promise<{ found: Found[]; substrings: boolean }> {
   const { ex, p, input, values, shape } = search
   const none = noSubstring(p)
-  const found = await find(
+  const { found, flagged } = await findFlagged(
     ex,
     `fulltext|${shape}|${none ? lettersKey(p) : ''}`,
     () => {
-      const parts = fulltextParts(p, input, { pos: positive(p), match: 'fulltext', first: 0 })
+      const parts = fulltextParts(p, input, { pos: positive(p), match: 'fulltext' })
       if (!none) return { parts }
       const nothing = sql.join(
         parts.map((_, i) => countOf(i)),
         sql` + `,
       )
-      // a row without an id when full text found nothing and substrings cannot be found either
-      const marker: Part = {
-        type: 'product',
-        stage: 'title',
-        match: 'substring',
-        select: sql`select null::uuid as id, 0 as title_len, 1 as n`,
-        when: sql`case when ${nothing} = 0 then ${none} else false end`,
-      }
-      return { parts: [...parts, marker] }
+      // flagged when full text found nothing and substrings cannot be found either
+      return { parts: [...parts, flagPart(sql`case when ${nothing} = 0 then ${none} else false end`)] }
     },
     values,
   )
-  const hits = found.filter((f) => f.raw.id !== null)
-  return { found: hits, substrings: hits.length === found.length }
+  return { found, substrings: !flagged }
 }
 
 /**
- * How full-text parts are made: `pos` the tsquery of the positive clauses, `match` their tier,
- * `first` the index in the statement of the first of them, `when` and `weight` set on every one.
+ * How full-text parts are made (the first parts of their statement): `pos` the tsquery of the
+ * positive clauses, `match` their tier, `when` and `weight` set on every one.
  */
-type FulltextOptions = { pos: SQL; match: Match; first: number; when?: SQL; weight?: SQL }
+type FulltextOptions = { pos: SQL; match: Match; when?: SQL; weight?: SQL }
 
 function fulltextParts(p: ParsedQuery, input: SearchInput, o: FulltextOptions): Part[] {
   const { pos, match, weight } = o
@@ -210,7 +221,7 @@ function fulltextParts(p: ParsedQuery, input: SearchInput, o: FulltextOptions): 
         match,
         weight,
         select: inTitleOrder(s, { onIndex: null, onRow }, window),
-        when: and(o.when ?? null, sql`${countOf(o.first + i)} < ${LIMIT}`)!,
+        when: and(o.when ?? null, sql`${countOf(i)} < ${LIMIT}`)!,
       },
     ]
   })
@@ -306,7 +317,6 @@ function fuzzy({ ex, p, input, values, shape }: Search): Promise<Found[]> | null
       parts: fulltextParts(p, input, {
         pos: sql`(select q from fuzzy)`,
         match: 'fuzzy',
-        first: 0,
         when: sql`(select q from fuzzy) is not null`,
         weight: sql`(select likeness from fuzzy)`,
       }),

@@ -39,8 +39,7 @@ export type RawRow = {
   match: Match
   /** the part's `weight` (1 without one) */
   weight: number
-  /** null in a marker row: a part may yield one to tell that a gated part of the statement ran */
-  id: string | null
+  id: string
   title_len: number
   n: number
   product_name: string | null
@@ -59,11 +58,33 @@ export type RawRow = {
 }
 
 /**
+ * A part of no hits that yields one row (without an id) when `when`, a condition on the query alone,
+ * holds: how a statement tells its caller something besides its hits (`Fetched.flagged`).
+ */
+export const flagPart = (when: SQL): Part => ({
+  type: 'product',
+  stage: 'title',
+  match: 'fulltext',
+  select: sql`select null::uuid as id, 0 as title_len, 1 as n`,
+  when,
+})
+
+/** A statement's hits, and whether one of its `flagPart`s yielded its row. */
+export type Fetched = { rows: RawRow[]; flagged: boolean }
+
+/**
  * Every part's hits with the fields of their rows, in one statement (one round trip): the statement
  * of `key`, built by `build` the first time (`run`), with `values` (`limit` among them).
  */
-export function fetchParts(session: Session, key: string, build: () => Statement, values: Values): Promise<RawRow[]> {
-  return run<RawRow>(session, key, () => partsStatement(build()), values)
+export async function fetchParts(
+  session: Session,
+  key: string,
+  build: () => Statement,
+  values: Values,
+): Promise<Fetched> {
+  const all = await run<Omit<RawRow, 'id'> & { id: string | null }>(session, key, () => partsStatement(build()), values)
+  const rows = all.filter((r): r is RawRow => r.id !== null)
+  return { rows, flagged: rows.length < all.length }
 }
 
 function partsStatement({ parts, prelude }: Statement): SQL {
@@ -98,7 +119,7 @@ function partsStatement({ parts, prelude }: Statement): SQL {
 }
 
 export function toRow(raw: RawRow, rank: number, input: SearchInput): SearchRow {
-  const base = { id: toShortId(raw.id!), rank: Math.round(rank * 1e6) / 1e6, match: raw.match }
+  const base = { id: toShortId(raw.id), rank: Math.round(rank * 1e6) / 1e6, match: raw.match }
   if (raw.type === 'product')
     return {
       type: 'product',

@@ -22,7 +22,7 @@ const dialect = new PgDialect()
  * Built statements by key; past MAX_STATEMENTS keys, statements are built per request and sent
  * unnamed. The same idea as `db/prepared.ts`, which drizzle's prepared queries use on the main pool;
  * search needs its own: its statements run on the search pool, and their keys come from what callers
- * type, so their number is bounded.
+ * type, so their number must be bounded.
  */
 const built = new Map<string, Built>()
 const MAX_STATEMENTS = 256
