@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { sql } from 'drizzle-orm'
+import { getTableColumns, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { arrayParam } from '../db/params'
 import { defineQueue, type QueueDef, type QueueOptions } from '../db/queues'
@@ -23,7 +23,12 @@ export type Consumer = {
   types: ReadonlySet<EventType>
   handle: BatchHandler
   queue: QueueDef<EventJobData>
+  /** the handler reads each event's `data` (else it is given `{}`, and the body is never read) */
+  withData: boolean
 }
+
+/** A consumer's queue options, and `withoutData` for a handler that never reads an event's `data`. */
+export type ConsumerOptions = QueueOptions & { withoutData?: boolean }
 
 const registry = new Map<string, Consumer>()
 
@@ -37,7 +42,7 @@ export function onEvent(
   name: string,
   types: readonly EventType[],
   handle: EventHandler,
-  options: QueueOptions = {},
+  options: ConsumerOptions = {},
 ): Consumer {
   return onEvents(
     name,
@@ -58,7 +63,7 @@ export function onEvents(
   name: string,
   types: readonly EventType[],
   handle: BatchHandler,
-  options: QueueOptions = {},
+  { withoutData = false, ...options }: ConsumerOptions = {},
 ): Consumer {
   if (!/^[a-z][a-z0-9_.-]*$/.test(name)) throw new Error(`bad consumer name ${name}`)
   const queue = defineQueue<EventJobData>(`events.consume.${name}`, {
@@ -69,7 +74,7 @@ export function onEvents(
     notify: true,
     ...options,
   })
-  const consumer = { name, types: new Set(types), handle, queue }
+  const consumer = { name, types: new Set(types), handle, queue, withData: !withoutData }
   registry.set(name, consumer)
   return consumer
 }
@@ -116,8 +121,9 @@ export function consumeEvents(consumer: Consumer, eventIds: string[]): Promise<n
       select ${consumer.name}, id from unnest(${arrayParam(eventIds, 'uuid')}) as e(id)
       on conflict do nothing returning event_id`)
     if (fresh.rows.length === 0) return 0
+    // an event's body is its largest part: a feed chunk's thousands of resources
     const rows = await tx
-      .select()
+      .select({ ...getTableColumns(events), ...(consumer.withData ? {} : { data: sql<Record<string, unknown>>`'{}'::jsonb` }) })
       .from(events)
       .where(
         sql`${events.id} = any(${arrayParam(

@@ -41,4 +41,6 @@ export const webhookFanOut = onEvents(
           })
     await createDeliveries(tx, targets)
   },
+  // a delivery renders its body from the event when it is sent
+  { withoutData: true },
 )

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { db } from '../../src/db/client'
 import { createRule as createRuleService } from '../../src/resolver/rules'
 import { parseId } from '../../src/shared/ids'
-import { createOrganization, eventually, expectProblem, type TestOrg, uniqueGtin } from '../support/fixtures'
-import { baseUrl, call, del, get, patch } from '../support/server'
+import { createOrganization, eventually, expectProblem, PRODUCTS, type TestOrg, uniqueGtin } from '../support/fixtures'
+import { baseUrl, call, del, get, patch, post } from '../support/server'
 import { createRule, ownedProduct, rulesPath } from './support'
 
 let org: TestOrg
@@ -390,5 +390,19 @@ describe('resolving: the in-memory index follows changes', () => {
       return r.status === 307 ? r : null
     })
     expect(location(res)).toBe('https://via-events.example/')
+  })
+
+  test('a GTIN scanned before its product exists resolves once the product is made (product event, NOTIFY)', async () => {
+    const late = await createOrganization()
+    await createRule(late, { scope_type: 'ORGANIZATION', custom_url: 'https://late-product.example/' })
+    const gtin = uniqueGtin()
+    // the index now keeps "no such product" for this GTIN; only the product's event clears it
+    expect((await get(`/01/${gtin}`)).status).toBe(404)
+    expect((await post(PRODUCTS, { gtin, product_name: 'Late product' }, late.key)).status).toBe(201)
+    const res = await eventually(async () => {
+      const r = await get(`/01/${gtin}`)
+      return r.status === 307 ? r : null
+    })
+    expect(location(res)).toBe('https://late-product.example/')
   })
 })
