@@ -1,11 +1,20 @@
-import { eq } from 'drizzle-orm'
+import { eq, getTableColumns } from 'drizzle-orm'
 import { brands, products } from '../db/schema'
 import type { Executor } from '../db/tx'
 import { toShortId } from '../shared/ids'
 import { dateLabelCompliance } from './date-labels'
 import { ALL_FIELDS, FIELD_COLUMNS, type ProductField } from './fields'
 
-export type ProductRow = typeof products.$inferSelect
+/**
+ * The columns of a product as the service reads it. The search columns (tsvectors and folded
+ * text generated from the fields, src/search/documents.ts) are written and read by SQL alone:
+ * sent along, they were most of the bytes of a product row (a feed chunk announces thousands).
+ */
+const { searchVector, searchText, titleVector, titleLen, titleKeys, ...PRODUCT_COLUMNS } = getTableColumns(products)
+export type ProductRow = Omit<
+  typeof products.$inferSelect,
+  'searchVector' | 'searchText' | 'titleVector' | 'titleLen' | 'titleKeys'
+>
 
 export type ProductWithBrand = { product: ProductRow; brandName: string | null; brandOrg: string | null }
 
@@ -42,13 +51,13 @@ export function toProductResource({ product: p, brandName, brandOrg }: ProductWi
 }
 export type ProductResource = ReturnType<typeof toProductResource>
 
-export const productSelection = { product: products, brandName: brands.name, brandOrg: brands.organizationId }
+export const productSelection = { product: PRODUCT_COLUMNS, brandName: brands.name, brandOrg: brands.organizationId }
 
-/** The product with its brand, by GTIN-14 (optionally locked for update: the product row only). */
 /** Products with their brand, in the shape `toProductResource` takes. */
 export const selectProducts = (ex: Executor) =>
   ex.select(productSelection).from(products).leftJoin(brands, eq(brands.id, products.brandId))
 
+/** The product with its brand, by GTIN-14 (optionally locked for update: the product row only). */
 export async function findProduct(ex: Executor, gtin14: string, lock = false): Promise<ProductWithBrand | null> {
   const query = selectProducts(ex).where(eq(products.gtin, gtin14))
   const [row] = await (lock ? query.for('update', { of: products }) : query)
