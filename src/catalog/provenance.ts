@@ -1,7 +1,8 @@
-import { asc, eq, inArray, sql } from 'drizzle-orm'
+import { asc, eq, inArray } from 'drizzle-orm'
+import { jsonb, pgView, real, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { config } from '../config'
 import { productCandidates } from '../db/schema'
-import type { DATA_SOURCES } from '../db/schema/catalog'
+import { type DATA_SOURCES, dataSource } from '../db/schema/catalog'
 import type { Executor, Tx } from '../db/tx'
 import { toShortId } from '../shared/ids'
 import { ALL_FIELDS, type ProductField } from './fields'
@@ -28,34 +29,60 @@ export const SOURCE_CONFIDENCE: Record<DataSource, number> = {
 /** Fields that have candidates: every stored scalar field and the brand name. */
 export const PROVENANCE_FIELDS: (ProductField | 'brand')[] = [...ALL_FIELDS, 'brand']
 
-export type Candidate = typeof productCandidates.$inferSelect
+/**
+ * The candidates one value a row, as promotion weighs them: a view over the statements of
+ * `product_candidates` (migration 0018), one row per field of each.
+ */
+const candidateValues = pgView('product_candidate_values', {
+  id: uuid().notNull(),
+  productId: uuid().notNull(),
+  field: text().notNull(),
+  value: jsonb().$type<unknown>().notNull(),
+  source: dataSource().notNull(),
+  confidence: real().notNull(),
+  contributorId: uuid(),
+  created: timestamp({ withTimezone: true, mode: 'date' }).notNull(),
+}).existing()
+
+/** One value a source gave one field (the id is its statement's, shared by the statement's fields). */
+export type Candidate = typeof candidateValues.$inferSelect
 export type Winner = { value: unknown; source: DataSource; score: number }
 
-/** A candidate row for each field present in `input`, from one source and contributor. */
+/** A candidate for each field present in `input`: one statement of one source and contributor. */
 export function candidateRows(
   productId: string,
   input: Partial<Record<string, unknown>>,
   source: DataSource,
   contributorId: string | null,
-) {
+): Candidate[] {
+  const id = crypto.randomUUID()
+  const created = new Date()
   return PROVENANCE_FIELDS.filter((f) => input[f] !== undefined).map((field) => ({
-    id: crypto.randomUUID(),
+    id,
     productId,
     field,
     value: input[field] as unknown,
     source,
     confidence: SOURCE_CONFIDENCE[source],
     contributorId,
-    created: new Date(),
+    created,
   }))
 }
 
-/** Writes candidate rows; JSON null (a cleared value) is a value, which drizzle would send as SQL NULL. */
+/**
+ * Writes candidates, one statement row for the values a source (and contributor) gives a product
+ * at once; JSON null (a cleared value) is a value like any other.
+ */
 export async function insertCandidates(tx: Tx, rows: Candidate[]) {
-  if (rows.length)
-    await tx
-      .insert(productCandidates)
-      .values(rows.map((r) => (r.value === null ? { ...r, value: sql`'null'::jsonb` } : r)))
+  const statements = Map.groupBy(rows, (r) => `${r.productId} ${r.source} ${r.contributorId}`)
+  if (statements.size)
+    await tx.insert(productCandidates).values(
+      [...statements.values()].map((list) => {
+        const { id, productId, source, confidence, contributorId, created } = list[0]!
+        const fields = Object.fromEntries(list.map((c) => [c.field, c.value]))
+        return { id, productId, fields, source, confidence, contributorId, created }
+      }),
+    )
 }
 
 /** Records a value for each field present in `input`; returns the product's new confidence summary. */
@@ -73,17 +100,17 @@ export async function recordCandidates(
 export const candidatesOf = (ex: Executor, productId: string) =>
   ex
     .select()
-    .from(productCandidates)
-    .where(eq(productCandidates.productId, productId))
-    .orderBy(asc(productCandidates.created), asc(productCandidates.id))
+    .from(candidateValues)
+    .where(eq(candidateValues.productId, productId))
+    .orderBy(asc(candidateValues.created), asc(candidateValues.id))
 
 /** The candidates of many products, oldest first. */
 export const candidatesOfMany = (ex: Executor, productIds: string[]) =>
   ex
     .select()
-    .from(productCandidates)
-    .where(inArray(productCandidates.productId, productIds))
-    .orderBy(asc(productCandidates.created), asc(productCandidates.id))
+    .from(candidateValues)
+    .where(inArray(candidateValues.productId, productIds))
+    .orderBy(asc(candidateValues.created), asc(candidateValues.id))
 
 /**
  * The form two values are compared in: text without case, accents, quote styles or extra blanks

@@ -52,13 +52,19 @@ export async function writeSourceRecords(
   const gtins = [...new Set(records.map((r) => r.gtin14))]
   if (gtins.length === 0) return { ids: new Map<string, string>(), created: new Set<string>() }
   const stated = records.filter((r) => r.fields !== null)
-  const valuesOf = ({ fields }: SourceRecord) =>
-    Object.entries(fields!)
-      .filter(([, value]) => value !== undefined && value !== null && value !== '')
-      .map(([field, value]) => ({
-        field,
-        value: field === 'brand' || field === 'labels' ? value : normalizeField(field as ProductField, value),
-      }))
+  // each record's values normalised once: they decide new products and are stored as candidates
+  const normalized = new Map(
+    stated.map((r) => [
+      r,
+      Object.entries(r.fields!)
+        .filter(([, value]) => value !== undefined && value !== null && value !== '')
+        .map(([field, value]) => ({
+          field,
+          value: field === 'brand' || field === 'labels' ? value : normalizeField(field as ProductField, value),
+        })),
+    ]),
+  )
+  const valuesOf = (r: SourceRecord) => normalized.get(r)!
 
   let ids: Map<string, string>
   let created: Set<string>
@@ -119,15 +125,20 @@ export async function writeSourceRecords(
             : eq(productCandidates.contributorId, contributorId),
         ),
       )
-  const candidates = stated.flatMap((r) => valuesOf(r).map((v) => ({ productId: ids.get(r.gtin14)!, ...v })))
+  // a record's values are one statement: one candidate row holds them all
+  const statements = stated.flatMap((r) => {
+    const values = valuesOf(r)
+    return values.length
+      ? [{ productId: ids.get(r.gtin14)!, fields: Object.fromEntries(values.map((v) => [v.field, v.value])) }]
+      : []
+  })
   // one statement of column arrays: parameters are few, whatever the number of rows
-  if (candidates.length)
-    await tx.execute(sql`insert into product_candidates (product_id, field, value, source, confidence, contributor_id, created)
-      select product_id, field, value, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, now()
-      from ${unnestRows(candidates, 'c', {
+  if (statements.length)
+    await tx.execute(sql`insert into product_candidates (product_id, fields, source, confidence, contributor_id, created)
+      select product_id, fields, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, now()
+      from ${unnestRows(statements, 'c', {
         product_id: ['uuid', (c) => c.productId],
-        field: ['text', (c) => c.field],
-        value: ['jsonb', (c) => JSON.stringify(c.value)],
+        fields: ['jsonb', (c) => JSON.stringify(c.fields)],
       })}`)
   return { ids, created }
 }

@@ -233,7 +233,7 @@ describe('provenance and confidence promotion', () => {
       [id],
     )
     expect(jobs[0]!.n).toBe(0)
-    const candidates = await sql('select 1 from product_candidates where product_id = $1 and value = $2', [
+    const candidates = await sql('select 1 from product_candidate_values where product_id = $1 and value = $2', [
       id,
       JSON.stringify('never kept'),
     ])

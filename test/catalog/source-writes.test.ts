@@ -42,7 +42,7 @@ describe('upsertFromSource', () => {
     expect(byGtin[`0${claimed}`]!.product_name).toBe('Owner Name')
 
     const candidates = await sql<{ field: string; value: unknown; source: string }>(
-      'select field, value, source from product_candidates where product_id = $1 order by field',
+      'select field, value, source from product_candidate_values where product_id = $1 order by field',
       [ids.get(`0${fresh[0]}`)],
     )
     expect(candidates).toEqual([
@@ -50,6 +50,12 @@ describe('upsertFromSource', () => {
       { field: 'country_of_origin', value: 'FR', source: 'open_food_facts' }, // normalised as the API stores it
       { field: 'product_name', value: 'Feed Oats', source: 'open_food_facts' },
     ])
+    // a record's values are one statement: one stored row holds the three
+    const statements = await sql<{ fields: Record<string, unknown> }>(
+      'select fields from product_candidates where product_id = $1',
+      [ids.get(`0${fresh[0]}`)],
+    )
+    expect(statements).toEqual([{ fields: { brand: 'Feedco', country_of_origin: 'FR', product_name: 'Feed Oats' } }])
     // one promotion job per product, sent with the writes
     const jobs = await sql<{ n: number }>(
       `select count(*)::int n from pgboss.job where name = 'catalog.promote' and data->>'productId' = any($1)`,
@@ -149,7 +155,7 @@ describe('writeSourceRecords with decideNew', () => {
     expect(events).toEqual([{ event_type: 'product.created', name: 'Decided Oats', brand }])
     // its candidates are stored as for any product
     const fields = await sql<{ field: string }>(
-      'select field from product_candidates where product_id = $1 order by field',
+      'select field from product_candidate_values where product_id = $1 order by field',
       [freshId],
     )
     expect(fields.map((f) => f.field)).toEqual(['brand', 'ingredients_text', 'net_content_value', 'product_name'])
@@ -159,7 +165,7 @@ describe('writeSourceRecords with decideNew', () => {
     ])
     expect(before!.product_name).toBe('')
     const offCandidates = await sql<{ n: number }>(
-      `select count(*)::int n from product_candidates where product_id = $1 and source = 'open_food_facts'`,
+      `select count(*)::int n from product_candidate_values where product_id = $1 and source = 'open_food_facts'`,
       [ids.get(`0${existing}`)],
     )
     expect(offCandidates[0]!.n).toBe(1)

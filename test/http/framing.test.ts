@@ -167,7 +167,7 @@ describe('a PATCH that changes nothing', () => {
       (
         await sql<{ events: number; candidates: number }>(
           `select (select count(*)::int from events where subject_id = p.id) events,
-                  (select count(*)::int from product_candidates where product_id = p.id) candidates
+                  (select count(*)::int from product_candidate_values where product_id = p.id) candidates
            from products p where gtin = $1`,
           [`0${gtin}`],
         )

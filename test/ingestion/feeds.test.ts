@@ -93,7 +93,7 @@ const product = async (gtin: string) => (await call('GET', `${PRODUCTS}/${gtin}`
 const counts = async () =>
   (
     await query<{ candidates: number; events: number; products: number }>(
-      `select (select count(*)::int from product_candidates) candidates, (select count(*)::int from events) events,
+      `select (select count(*)::int from product_candidate_values) candidates, (select count(*)::int from events) events,
               (select count(*)::int from products) products`,
     )
   )[0]!

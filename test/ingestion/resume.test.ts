@@ -97,7 +97,7 @@ async function catalogState(database: ReturnType<typeof ownDatabase>) {
               contains_allergens, field_confidence, data_source from products order by gtin`,
     )
     const candidates = await db.query(
-      `select p.gtin, c.field, c.value, c.source from product_candidates c join products p on p.id = c.product_id
+      `select p.gtin, c.field, c.value, c.source from product_candidate_values c join products p on p.id = c.product_id
        order by p.gtin, c.field`,
     )
     const records = await db.query('select key, gtin, content_hash, reading from feed_records order by key')

@@ -139,7 +139,9 @@ export const products = pgTable(
 
 /**
  * Provenance: every value a field has been given, by source, with its confidence. The promotion
- * routine picks each canonical field from these.
+ * routine picks each canonical field from these. A row is one statement of a source (or
+ * contributor): the fields it gave at once, by name. A feed chunk states thousands of products,
+ * each with several fields: a row per field made its candidates the largest write of an import.
  */
 export const productCandidates = pgTable(
   'product_candidates',
@@ -148,13 +150,13 @@ export const productCandidates = pgTable(
     productId: uuid()
       .notNull()
       .references(() => products.id, { onDelete: 'cascade' }),
-    field: varchar({ length: 64 }).notNull(),
-    value: jsonb().$type<unknown>().notNull(),
+    /** field name → value, as the API stores it (JSON null: a cleared value) */
+    fields: jsonb().$type<Record<string, unknown>>().notNull(),
     source: dataSource().notNull(),
     confidence: real().notNull(),
     /** Who supplied it (an organization for claimed and crowd values); independence is per contributor. */
     contributorId: uuid(),
     created: created(),
   },
-  (table) => [index('product_candidates_product_field_idx').on(table.productId, table.field, table.created)],
+  (table) => [index('product_candidates_product_created_idx').on(table.productId, table.created)],
 )
