@@ -4,6 +4,7 @@
 // the server process's peak RSS read from /proc. The floor, in the same run: the same lines
 // loaded with a bare COPY into an unindexed table; beside it, the same products written into the
 // catalog's table by one bare INSERT … SELECT (the ceiling its search columns and indexes allow).
+// The service runs as configured (FEED_CHUNK_ROWS, FEED_CHUNK_CONCURRENCY: their defaults unless set).
 //   npm run bench:ingest -- [--rows 1000000]
 // Targets: >= 15,000 rows/s end to end, >= 25 % of the COPY rate, peak RSS < 500 MB.
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs'
@@ -45,7 +46,6 @@ say(`generating ${ROWS} rows…`)
 await pipeline(Readable.from(lines()), createGzip({ level: 1 }), createWriteStream(file))
 
 process.env.FEED_DIR = feedDir
-process.env.FEED_CHUNK_ROWS ??= '2000'
 const bench = await startBenchServer(4)
 const { createRun, getRun } = await import('../../src/ingestion/runs')
 const { parseId } = await import('../../src/shared/ids')
