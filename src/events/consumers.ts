@@ -123,7 +123,10 @@ export function consumeEvents(consumer: Consumer, eventIds: string[]): Promise<n
     if (fresh.rows.length === 0) return 0
     // an event's body is its largest part: a feed chunk's thousands of resources
     const rows = await tx
-      .select({ ...getTableColumns(events), ...(consumer.withData ? {} : { data: sql<Record<string, unknown>>`'{}'::jsonb` }) })
+      .select({
+        ...getTableColumns(events),
+        ...(consumer.withData ? {} : { data: sql<Record<string, unknown>>`'{}'::jsonb` }),
+      })
       .from(events)
       .where(
         sql`${events.id} = any(${arrayParam(
