@@ -100,6 +100,15 @@ const lookups = new Map<string, Promise<Caller | null>>()
  * needed as many connections at once, and a pool whose idle connections had closed opened them
  * all together (a latency spike of hundreds of milliseconds once a minute under load).
  */
+/**
+ * The caller of a key the cache holds, without a promise (the resolver's hot path): null for no
+ * key or one of the wrong shape, undefined when `authenticate` must look it up.
+ */
+export function knownCaller(raw: string | undefined): Caller | null | undefined {
+  if (!raw || !looksLikeKey(raw)) return null
+  return keyCache.get(hashKey(raw)) ?? undefined
+}
+
 export async function authenticate(raw: string | undefined): Promise<Caller | null> {
   if (!raw || !looksLikeKey(raw)) return null
   const hash = hashKey(raw)

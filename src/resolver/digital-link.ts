@@ -4,6 +4,8 @@ import { AppError } from '../shared/errors'
 import { KEY_QUALIFIERS, type LinkRequest } from './resolve'
 
 const QUALIFIER_FIELDS = new Map<string, 'cpv' | 'lot' | 'serial'>(KEY_QUALIFIERS)
+/** The key qualifier sequences a GTIN takes, each in the standard's order. */
+const GTIN_QUALIFIERS = digitalLinkQualifiers('01')
 
 const malformed = (why: string) => new AppError('invalid_digital_link', `not a valid GS1 Digital Link URI: ${why}`)
 
@@ -27,13 +29,14 @@ export function parseDigitalLinkPath(path: string): LinkRequest {
   const reading = readGtin(decode(segments[1]!))
   if (!reading.ok) throw malformed(`GTIN: ${reading.reason}`)
   const request: LinkRequest = { gtin: reading.gtin14 }
+  if (segments.length === 2) return request
   const rest = segments.slice(2)
   if (rest.length % 2 !== 0) throw malformed('each key qualifier is an AI followed by its value')
   const given = Array.from({ length: rest.length / 2 }, (_, i) => ({
     ai: rest[2 * i]!,
     value: decode(rest[2 * i + 1]!),
   }))
-  const sequence = digitalLinkQualifiers('01').find((s) => given.every((g) => s.includes(g.ai)))
+  const sequence = GTIN_QUALIFIERS.find((s) => given.every((g) => s.includes(g.ai)))
   if (!sequence) throw malformed(`a GTIN takes the key qualifiers /22, /10 and /21 (in that order) or /235`)
   let last = -1
   for (const { ai, value } of given) {

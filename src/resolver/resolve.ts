@@ -51,15 +51,42 @@ function defaults(rules: CompiledRule[]): CompiledRule[] {
 }
 
 /**
+ * The best applicable rule of `linkType` (null: of any type) and every other rule tied with it on
+ * scope and order with another target; empty when none applies. One pass, no intermediate lists:
+ * this runs for every scan.
+ */
+function bestOf(evaluations: Evaluation[], linkType: string | null): CompiledRule[] {
+  let first: CompiledRule | undefined
+  let tied: CompiledRule[] | undefined
+  for (const { rule, failed } of evaluations) {
+    if (failed !== null || (linkType !== null && rule.linkType !== linkType)) continue
+    if (first === undefined) first = rule
+    else if (rule.specificity === first.specificity && rule.orderIndex === first.orderIndex) {
+      tied ??= [first]
+      tied.push(rule)
+    }
+  }
+  if (first === undefined) return []
+  return tied ? uniqueBy(tied, target) : [first]
+}
+
+/**
  * What a scan resolves to (GS1-Conformant Resolver 1.2, §2.6): the requested link type, or the
  * default link; the most specific scope wins, then the lowest `order_index`; rules tied on both
  * with different targets are a choice (300).
  */
 export function choose(evaluations: Evaluation[], linkType: string | undefined): Outcome {
-  const rules = applicable(evaluations)
-  if (rules.length === 0) return { kind: 'none', reason: 'no rule of this product holds now and here' }
-  const picked = linkType === undefined ? defaults(rules) : best(rules.filter((r) => r.linkType === linkType))
-  if (picked.length === 0) return { kind: 'none', reason: `no link of type ${linkType} for this product` }
+  let picked: CompiledRule[]
+  if (linkType !== undefined) picked = bestOf(evaluations, linkType)
+  else {
+    // the default link: the best gs1:defaultLink rule, else the best rule of any type
+    picked = bestOf(evaluations, DEFAULT_LINK)
+    if (picked.length === 0) picked = bestOf(evaluations, null)
+  }
+  if (picked.length === 0)
+    return evaluations.some((e) => e.failed === null)
+      ? { kind: 'none', reason: `no link of type ${linkType} for this product` }
+      : { kind: 'none', reason: 'no rule of this product holds now and here' }
   if (picked.length === 1) return { kind: 'redirect', rule: picked[0]! }
   return {
     kind: 'choices',

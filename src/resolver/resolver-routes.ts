@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Server } from 'bun'
 import { Elysia, t } from 'elysia'
-import { authenticate } from '../accounts/api-keys'
+import { authenticate, knownCaller } from '../accounts/api-keys'
 import { config } from '../config'
 import { auth } from '../http/auth'
 import { clientAddress, limitKey } from '../http/client-ip'
@@ -53,14 +53,18 @@ function jsonResponse(status: number, body: unknown, type: string, headers: Reco
   return new Response(JSON.stringify(body), { status, headers: { ...CORS, 'content-type': type, ...headers } })
 }
 
-/** Every answer of the resolver, errors included, is readable cross-origin. */
+/** Every answer of the resolver, errors included (the edge's too), is readable cross-origin. */
+function withCors(error: unknown): unknown {
+  return error instanceof AppError
+    ? new AppError(error.code, error.message, error.errors, { ...CORS, ...error.headers })
+    : error
+}
+
 async function resolveScan(request: Request, requestIp: () => string | undefined, caller: unknown): Promise<Response> {
   try {
-    return await answer(request, requestIp, caller)
+    return await answer(request, requestIp, caller, undefined)
   } catch (error) {
-    if (error instanceof AppError)
-      throw new AppError(error.code, error.message, error.errors, { ...CORS, ...error.headers })
-    throw error
+    throw withCors(error)
   }
 }
 
@@ -78,7 +82,13 @@ function originOf(url: string): string {
   return origin
 }
 
-async function answer(request: Request, requestIp: () => string | undefined, caller: unknown): Promise<Response> {
+/** `requestId`: sent as X-Request-Id on every answer (the Elysia routes add it themselves). */
+async function answer(
+  request: Request,
+  requestIp: () => string | undefined,
+  caller: unknown,
+  requestId: string | undefined,
+): Promise<Response> {
   const href = request.url
   const search = queryOf(href)
   const query = search ? new URLSearchParams(search) : NO_QUERY
@@ -102,18 +112,19 @@ async function answer(request: Request, requestIp: () => string | undefined, cal
   const known = ruleIndex.knownProduct(scan.gtin)
   const product = known !== undefined ? known : await ruleIndex.product(scan.gtin)
   if (!product) throw new AppError('not_found', `no product with GTIN ${scan.gtin}`)
-  const now = new Date()
+  const now = Date.now()
   const place = placeOf(query, headers)
-  const evaluations = evaluate(ruleIndex.rulesFor(product, scan.lot, scan.serial), now.getTime(), place)
+  const evaluations = evaluate(ruleIndex.rulesFor(product, scan.lot, scan.serial), now, place)
   const anchor = anchorOf(originOf(href), scan)
   const linkType = linkset || linkTypeParam === null ? undefined : linkTypeParam
   const outcome = choose(evaluations, linkType)
-  const common = { ...limitHeaders, vary: 'Accept', 'cache-control': 'no-cache' }
+  const common: Record<string, string> = { ...limitHeaders, vary: 'Accept', 'cache-control': 'no-cache' }
+  if (requestId !== undefined) common['x-request-id'] = requestId
 
   if (query.has('explain'))
     return jsonResponse(
       200,
-      explanation(scan, product, linkType, now, place, evaluations, outcome),
+      explanation(scan, product, linkType, new Date(now), place, evaluations, outcome),
       'application/json',
       common,
     )
@@ -266,18 +277,14 @@ export function scanServeRoutes(app: () => Fallback) {
       checkHead(request, url, path)
       checkQuery(url, undefined)
       const key = request.headers.get('x-api-key') ?? undefined
-      const caller = await authenticate(key)
+      // a key the cache holds is checked without a promise
+      const known = knownCaller(key)
+      const caller = known !== undefined ? known : await authenticate(key)
       if (key !== undefined && !caller)
-        throw new AppError(
-          'unauthenticated',
-          'send a valid, unrevoked API key in the X-API-Key header',
-          undefined,
-          CORS,
-        )
-      response = await resolveScan(request, () => server.requestIP(request)?.address, caller)
-      response.headers.set('x-request-id', id)
+        throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header')
+      response = await answer(request, () => server.requestIP(request)?.address, caller, id)
     } catch (error) {
-      response = problemResponse(toAppError('UNKNOWN', error, id), id)
+      response = problemResponse(toAppError('UNKNOWN', withCors(error), id), id)
     }
     logRequest(id, request.method, path, response.status, began)
     return response

@@ -2,7 +2,15 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { db } from '../../src/db/client'
 import { createRule as createRuleService } from '../../src/resolver/rules'
 import { parseId } from '../../src/shared/ids'
-import { createOrganization, eventually, expectProblem, PRODUCTS, type TestOrg, uniqueGtin } from '../support/fixtures'
+import {
+  createOrganization,
+  eventually,
+  expectProblem,
+  ORGS,
+  PRODUCTS,
+  type TestOrg,
+  uniqueGtin,
+} from '../support/fixtures'
 import { baseUrl, call, del, get, patch, post } from '../support/server'
 import { createRule, ownedProduct, rulesPath } from './support'
 
@@ -77,6 +85,28 @@ describe('resolving: redirects and GTIN forms', () => {
     expectProblem(await get(`/01/${p.gtin}`, 'not-a-key'), 401, 'unauthenticated')
     const post = await call('POST', `/01/${p.gtin}`, { body: {} })
     expectProblem(post, 405, 'method_not_allowed')
+  })
+
+  test('a keyed scan: a known key is served from the key cache; a revoked one is 401 at once', async () => {
+    const p = await ownedProduct(org)
+    await createRule(org, { scope_type: 'PRODUCT', product_id: p.id, custom_url: 'https://brand.example/keyed' })
+    const created = await post(`${ORGS}/${org.id}/api-keys`, { name: 'scanner', role: 'readonly' }, org.key)
+    const { id, key } = created.json
+    for (let i = 0; i < 2; i++) {
+      const res = await get(`/01/${p.gtin}`, key)
+      expect({ status: res.status, location: location(res) }).toEqual({
+        status: 307,
+        location: 'https://brand.example/keyed',
+      })
+    }
+    expect((await del(`${ORGS}/${org.id}/api-keys/${id}`, org.key)).status).toBe(204)
+    const refused = await get(`/01/${p.gtin}`, key)
+    expectProblem(refused, 401, 'unauthenticated')
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*')
+    // the edge's refusals on a scan are readable cross-origin too
+    const long = await get(`/01/${p.gtin}?q=${'x'.repeat(9000)}`)
+    expectProblem(long, 414, 'uri_too_long')
+    expect(long.headers.get('access-control-allow-origin')).toBe('*')
   })
 
   test('a trailing slash redirects (308) to the declared form', async () => {
