@@ -36,20 +36,6 @@ function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
   return items.filter((item) => !seen.has(key(item)) && Boolean(seen.add(key(item))))
 }
 
-/** The best rule of `pool` (already in precedence order) and every other rule tied with it. */
-function best(pool: CompiledRule[]): CompiledRule[] {
-  const first = pool[0]
-  if (!first) return []
-  const tied = pool.filter((r) => r.specificity === first.specificity && r.orderIndex === first.orderIndex)
-  return uniqueBy(tied, target)
-}
-
-/** The default link: the best `gs1:defaultLink` rule, or the best rule of any type when there is none. */
-function defaults(rules: CompiledRule[]): CompiledRule[] {
-  const own = rules.filter((r) => r.linkType === DEFAULT_LINK)
-  return best(own.length ? own : rules)
-}
-
 /**
  * The best applicable rule of `linkType` (null: of any type) and every other rule tied with it on
  * scope and order with another target; empty when none applies. One pass, no intermediate lists:
@@ -70,19 +56,19 @@ function bestOf(evaluations: Evaluation[], linkType: string | null): CompiledRul
   return tied ? uniqueBy(tied, target) : [first]
 }
 
+/** The default link: the best `gs1:defaultLink` rule, or the best rule of any type when there is none. */
+function defaults(evaluations: Evaluation[]): CompiledRule[] {
+  const own = bestOf(evaluations, DEFAULT_LINK)
+  return own.length ? own : bestOf(evaluations, null)
+}
+
 /**
  * What a scan resolves to (GS1-Conformant Resolver 1.2, §2.6): the requested link type, or the
  * default link; the most specific scope wins, then the lowest `order_index`; rules tied on both
  * with different targets are a choice (300).
  */
 export function choose(evaluations: Evaluation[], linkType: string | undefined): Outcome {
-  let picked: CompiledRule[]
-  if (linkType !== undefined) picked = bestOf(evaluations, linkType)
-  else {
-    // the default link: the best gs1:defaultLink rule, else the best rule of any type
-    picked = bestOf(evaluations, DEFAULT_LINK)
-    if (picked.length === 0) picked = bestOf(evaluations, null)
-  }
+  const picked = linkType === undefined ? defaults(evaluations) : bestOf(evaluations, linkType)
   if (picked.length === 0)
     return evaluations.some((e) => e.failed === null)
       ? { kind: 'none', reason: `no link of type ${linkType} for this product` }
@@ -142,7 +128,7 @@ export function linksetOf(anchor: string, evaluations: Evaluation[]): Linkset | 
   const rules = applicable(evaluations)
   if (rules.length === 0) return null
   const set: { anchor: string } & Record<string, string | Link[]> = { anchor }
-  set[relation(DEFAULT_LINK)] = [link(defaults(rules)[0]!)]
+  set[relation(DEFAULT_LINK)] = [link(defaults(evaluations)[0]!)]
   const typed = new Map<string, CompiledRule[]>()
   for (const rule of rules) {
     if (rule.linkType === DEFAULT_LINK) continue
