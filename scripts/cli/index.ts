@@ -1,8 +1,6 @@
 // Operator CLI: `npm run -s cli -- <command> <subcommand> [options]`. Calls src/ directly, never
 // HTTP. Commands are declared with commander, which writes `--help` from the declarations.
-process.env.LOG_LEVEL ??= 'warn'
-process.env.LOG_TARGET ??= 'stderr' // stdout is for the command's own output
-
+import './env'
 import { Command } from 'commander'
 import { barcodeCommands } from './barcode'
 import { everyCommand, runProgram } from './command'

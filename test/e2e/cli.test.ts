@@ -35,6 +35,25 @@ describe('cli: one command library', () => {
     expect(help.stdout).toContain('--name <name>                organization name (required)')
   })
 
+  test('logs go to stderr at warn: the defaults are set before any module reads the configuration', async () => {
+    // the CLI's first import sets them (index.ts's own statements run after all its imports)
+    const index = await Bun.file('scripts/cli/index.ts').text()
+    expect(index.match(/^import .*$/m)?.[0]).toBe("import './env'")
+    const dir = mkdtempSync(join(tmpdir(), 'cli-env-'))
+    const probe = join(dir, 'probe.ts')
+    const root = process.cwd()
+    writeFileSync(
+      probe,
+      `import '${root}/scripts/cli/env'\nimport { flushLogs, logger } from '${root}/src/shared/logger'\nlogger.info('an info line')\nlogger.warn('a warn line')\nflushLogs()\n`,
+    )
+    const out = await run(['env', '-u', 'LOG_LEVEL', '-u', 'LOG_TARGET', process.execPath, probe], {})
+    rmSync(dir, { recursive: true, force: true })
+    expect(out.code).toBe(0)
+    expect(out.stdout).toBe('')
+    expect(out.output).toContain('a warn line')
+    expect(out.output).not.toContain('an info line')
+  })
+
   test('bad usage exits 2 with the reason; a command alone shows its help', async () => {
     const unknown = await cli('org', 'create', '--name', 'X', '--owner-email', 'x@x.test', '--colour', 'red')
     expect(unknown.code).toBe(2)
