@@ -91,15 +91,6 @@ const findLiveKey = () =>
       .prepare(name),
   )
 
-/** Lookups under way by key hash: concurrent requests of one key share one (below). */
-const lookups = new Map<string, Promise<Caller | null>>()
-
-/**
- * The caller a raw key stands for, or null; cached so a warm key costs no database round trip.
- * When a busy key's entry expires, its concurrent requests share one lookup: each doing its own
- * needed as many connections at once, and a pool whose idle connections had closed opened them
- * all together (a latency spike of hundreds of milliseconds once a minute under load).
- */
 /**
  * The caller of a key the cache holds, without a promise (the resolver's hot path): null for no
  * key or one of the wrong shape, undefined when `authenticate` must look it up.
@@ -109,11 +100,19 @@ export function knownCaller(raw: string | undefined): Caller | null | undefined 
   return keyCache.get(hashKey(raw)) ?? undefined
 }
 
+/** Lookups under way by key hash: concurrent requests of one key share one (below). */
+const lookups = new Map<string, Promise<Caller | null>>()
+
+/**
+ * The caller a raw key stands for, or null; cached so a warm key costs no database round trip.
+ * When a busy key's entry expires, its concurrent requests share one lookup: each doing its own
+ * needed as many connections at once, and a pool whose idle connections had closed opened them
+ * all together (a latency spike of hundreds of milliseconds once a minute under load).
+ */
 export async function authenticate(raw: string | undefined): Promise<Caller | null> {
-  if (!raw || !looksLikeKey(raw)) return null
-  const hash = hashKey(raw)
-  const cached = keyCache.get(hash)
-  if (cached) return cached
+  const known = knownCaller(raw)
+  if (known !== undefined) return known
+  const hash = hashKey(raw!)
   let lookup = lookups.get(hash)
   if (!lookup) {
     lookup = lookUp(hash).finally(() => lookups.delete(hash))
