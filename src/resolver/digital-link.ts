@@ -10,6 +10,7 @@ const GTIN_QUALIFIERS = digitalLinkQualifiers('01')
 const malformed = (why: string) => new AppError('invalid_digital_link', `not a valid GS1 Digital Link URI: ${why}`)
 
 function decode(segment: string): string {
+  if (!segment.includes('%')) return segment
   try {
     return decodeURIComponent(segment)
   } catch {

@@ -209,25 +209,30 @@ class RuleIndex {
    * `order_index`: the serial's, the lot's, the product's, its brand's, its owner's.
    */
   rulesFor(product: ProductRef, lot?: string, serial?: string): CompiledRule[] {
-    const own = this.#byProduct.get(product.id)
     const out: CompiledRule[] = []
     // rules of a product are its holder's: another organization's stay out when it changes hands
-    const add = (list: CompiledRule[] | undefined) => {
-      if (list) for (const rule of list) if (rule.organizationId === product.ownerId) out.push(rule)
-    }
+    const owner = product.ownerId
+    const own = this.#byProduct.get(product.id)
     if (own) {
-      if (serial !== undefined) add(own.serial.get(serial))
-      if (lot !== undefined) add(own.batch.get(lot))
-      add(own.product)
+      if (serial !== undefined) pushHeld(out, own.serial.get(serial), owner)
+      if (lot !== undefined) pushHeld(out, own.batch.get(lot), owner)
+      pushHeld(out, own.product, owner)
     }
-    if (product.brandId) for (const rule of this.#byBrand.get(product.brandId) ?? []) out.push(rule)
-    if (product.ownerId) add(this.#byOrg.get(product.ownerId))
+    const brand = product.brandId ? this.#byBrand.get(product.brandId) : undefined
+    if (brand) for (const rule of brand) out.push(rule)
+    if (owner) pushHeld(out, this.#byOrg.get(owner), owner)
     return out
   }
 
   get size() {
     return this.#byId.size
   }
+}
+
+/** Appends the rules of `list` that `owner` holds (a scan's hot path: no closure, no iterator). */
+function pushHeld(out: CompiledRule[], list: CompiledRule[] | undefined, owner: string | null) {
+  if (list === undefined) return
+  for (let i = 0; i < list.length; i++) if (list[i]!.organizationId === owner) out.push(list[i]!)
 }
 
 export const ruleIndex = new RuleIndex()
