@@ -48,19 +48,19 @@ export const haveWrk = () => Bun.spawnSync(['sh', '-c', 'command -v wrk']).exitC
  * Separate CPUs for the server and the load generator, through `taskset` (util-linux), when the
  * machine has two CPUs or more: the server's process on the first, wrk on the last. Sharing cores,
  * the scheduler lets each preempt the other, and the load generator's own delays show up as the
- * server's latency tail. Empty launchers (nothing pinned) where that cannot be done.
+ * server's latency tail. Call it before starting the database: this process moves to the load
+ * generator's CPU, and what it starts afterwards (the embedded PostgreSQL) with it. Empty
+ * launchers (nothing pinned) where that cannot be done.
  */
 export function cpuPinning(): { server: string[]; load: string[]; note: string } {
   const cpus = navigator.hardwareConcurrency
   if (cpus < 2 || Bun.spawnSync(['sh', '-c', 'command -v taskset']).exitCode !== 0)
     return { server: [], load: [], note: 'not pinned' }
-  // this process and what it starts later (the embedded PostgreSQL, its background jobs) share
-  // the load generator's CPU: the server's is its own, as on a machine of its own
   Bun.spawnSync(['taskset', '-apc', String(cpus - 1), String(process.pid)])
   return {
     server: ['taskset', '-c', '0'],
     load: ['taskset', '-c', String(cpus - 1)],
-    note: `server on CPU 0, wrk on CPU ${cpus - 1}`,
+    note: `server on CPU 0; wrk, PostgreSQL and this process on CPU ${cpus - 1}`,
   }
 }
 
