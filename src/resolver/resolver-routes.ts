@@ -144,8 +144,7 @@ async function answer(
   if (outcome.kind === 'choices')
     return jsonResponse(300, choicesOf(anchor, outcome.rules, outcome.linkType), LINKSET_TYPE, common)
   // the hot answer: one headers object, no spreads
-  common['access-control-allow-origin'] = CORS['access-control-allow-origin']
-  common['access-control-expose-headers'] = CORS['access-control-expose-headers']
+  Object.assign(common, CORS)
   common.location = redirectTarget(outcome.rule, query)
   common.link = `<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`
   return new Response(null, { status: 307, headers: common })
