@@ -1,5 +1,5 @@
 import { AppError } from '../shared/errors'
-import { gs1CheckDigit, hasValidCheckDigit } from '../shared/gs1'
+import { checkDigitHolds, gs1CheckDigit } from '../shared/gs1'
 
 /**
  * GTIN handling shared by every area (GS1 General Specifications §3.2 and §1.4).
@@ -8,6 +8,8 @@ import { gs1CheckDigit, hasValidCheckDigit } from '../shared/gs1'
  */
 
 const SEPARATORS = /[\s.-]/g
+const ONLY_DIGITS = /^\d+$/
+const no = (reason: string) => ({ ok: false as const, reason })
 
 export type GtinKind = 'gtin8' | 'upce' | 'gtin12' | 'gtin13' | 'gtin14'
 export type ParsedGtin = { gtin14: string; kind: GtinKind }
@@ -38,21 +40,22 @@ export type GtinReading = ({ ok: true } & ParsedGtin) | { ok: false; reason: str
  * known to mean EAN-8.
  */
 export function readGtin(input: string, options: { allowUpcE?: boolean } = {}): GtinReading {
-  const digits = input.trim().replace(SEPARATORS, '')
-  const no = (reason: string) => ({ ok: false as const, reason })
+  // a scan or a feed sends digits alone: they need no clean-up (the resolver reads one a request)
+  const plain = ONLY_DIGITS.test(input)
+  const digits = plain ? input : input.trim().replace(SEPARATORS, '')
   if (digits === '') return no('a GTIN is required')
-  if (!/^\d+$/.test(digits)) return no('a GTIN has only digits (and optional spaces, hyphens or dots)')
+  if (!plain && !ONLY_DIGITS.test(digits)) return no('a GTIN has only digits (and optional spaces, hyphens or dots)')
   switch (digits.length) {
     case 8: {
       const upca = options.allowUpcE !== false && /^[01]/.test(digits) ? expandUpcE(digits) : null
-      if (upca && hasValidCheckDigit(upca)) return { ok: true, gtin14: upca.padStart(14, '0'), kind: 'upce' }
-      if (!hasValidCheckDigit(digits)) return no(checkDigitProblem(digits))
+      if (upca && checkDigitHolds(upca)) return { ok: true, gtin14: upca.padStart(14, '0'), kind: 'upce' }
+      if (!checkDigitHolds(digits)) return no(checkDigitProblem(digits))
       return { ok: true, gtin14: digits.padStart(14, '0'), kind: 'gtin8' }
     }
     case 12:
     case 13:
     case 14: {
-      if (!hasValidCheckDigit(digits)) return no(checkDigitProblem(digits))
+      if (!checkDigitHolds(digits)) return no(checkDigitProblem(digits))
       const kind = digits.length === 12 ? 'gtin12' : digits.length === 13 ? 'gtin13' : 'gtin14'
       return { ok: true, gtin14: digits.padStart(14, '0'), kind }
     }

@@ -25,22 +25,21 @@ function decode(segment: string): string {
  * is a valid qualifier that no rule can name: it resolves as its GTIN. Throws 400 otherwise.
  */
 export function parseDigitalLinkPath(path: string): LinkRequest {
-  const segments = path.split('/').slice(1)
-  if (segments[0] !== '01' || segments.length < 2) throw malformed('expected /01/{gtin}')
-  const reading = readGtin(decode(segments[1]!))
+  if (!path.startsWith('/01/')) throw malformed('expected /01/{gtin}')
+  // one string cut for the GTIN: most scans carry no qualifier (this runs for every scan)
+  const end = path.indexOf('/', 4)
+  const reading = readGtin(decode(end === -1 ? path.slice(4) : path.slice(4, end)))
   if (!reading.ok) throw malformed(`GTIN: ${reading.reason}`)
   const request: LinkRequest = { gtin: reading.gtin14 }
-  if (segments.length === 2) return request
-  const rest = segments.slice(2)
+  if (end === -1) return request
+  const rest = path.slice(end + 1).split('/')
   if (rest.length % 2 !== 0) throw malformed('each key qualifier is an AI followed by its value')
-  const given = Array.from({ length: rest.length / 2 }, (_, i) => ({
-    ai: rest[2 * i]!,
-    value: decode(rest[2 * i + 1]!),
-  }))
-  const sequence = GTIN_QUALIFIERS.find((s) => given.every((g) => s.includes(g.ai)))
+  const sequence = GTIN_QUALIFIERS.find((s) => rest.every((ai, i) => i % 2 === 1 || s.includes(ai)))
   if (!sequence) throw malformed(`a GTIN takes the key qualifiers /22, /10 and /21 (in that order) or /235`)
   let last = -1
-  for (const { ai, value } of given) {
+  for (let i = 0; i < rest.length; i += 2) {
+    const ai = rest[i]!
+    const value = decode(rest[i + 1]!)
     const at = sequence.indexOf(ai)
     if (at <= last) throw malformed(`key qualifier (${ai}) is out of order or repeated`)
     last = at

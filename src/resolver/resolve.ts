@@ -88,18 +88,26 @@ export function target(rule: CompiledRule): string {
   return `${hash === -1 ? rule.href : rule.href.slice(0, hash)}#${rule.anchor}`
 }
 
-const CONTROL_PARAMETERS = new Set(['linkType', 'explain', 'country', 'region', 'city'])
+/** The resolver's own query parameters: not passed on. */
+const CONTROL_PARAMETERS = ['linkType', 'explain', 'country', 'region', 'city']
+
+/** The request's query less the resolver's own parameters; the query itself when it has none (most scans). */
+function passedOn(query: URLSearchParams): URLSearchParams {
+  if (!CONTROL_PARAMETERS.some((name) => query.has(name))) return query
+  const passed = new URLSearchParams()
+  for (const [k, v] of query) if (!CONTROL_PARAMETERS.includes(k)) passed.append(k, v)
+  return passed
+}
 
 /** The target with the request's query passed on (GS1 Resolver §2.12), less the resolver's own parameters. */
 export function redirectTarget(rule: CompiledRule, query: URLSearchParams): string {
-  if (query.size === 0) return target(rule)
-  const passed = new URLSearchParams()
-  for (const [k, v] of query) if (!CONTROL_PARAMETERS.has(k)) passed.append(k, v)
   const own = target(rule)
-  const extra = passed.toString()
+  if (query.size === 0) return own
+  const extra = passedOn(query).toString()
   if (!extra) return own
   const hash = own.indexOf('#')
-  const [base, fragment] = hash === -1 ? [own, ''] : [own.slice(0, hash), own.slice(hash)]
+  const base = hash === -1 ? own : own.slice(0, hash)
+  const fragment = hash === -1 ? '' : own.slice(hash)
   return `${base}${base.includes('?') ? '&' : '?'}${extra}${fragment}`
 }
 

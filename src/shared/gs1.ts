@@ -5,6 +5,14 @@ export function gs1CheckDigit(body: string): number {
   return (10 - (sum % 10)) % 10
 }
 
+/** Whether the last of a string of digits is their GS1 check digit (the caller knows they are digits). */
+export function checkDigitHolds(digits: string): boolean {
+  let sum = 0
+  for (let i = digits.length - 2, weight = 3; i >= 0; i--, weight = 4 - weight)
+    sum += (digits.charCodeAt(i) - 48) * weight
+  return (10 - (sum % 10)) % 10 === digits.charCodeAt(digits.length - 1) - 48
+}
+
+const KEY_DIGITS = /^\d{2,}$/
 /** Whether the last digit of a GS1 key (GTIN, GLN, SSCC) is its correct check digit. */
-export const hasValidCheckDigit = (key: string) =>
-  /^\d{2,}$/.test(key) && gs1CheckDigit(key.slice(0, -1)) === Number(key.at(-1))
+export const hasValidCheckDigit = (key: string) => KEY_DIGITS.test(key) && checkDigitHolds(key)
