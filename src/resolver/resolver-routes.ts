@@ -16,7 +16,7 @@ import type { Place } from './conditions'
 import { parseDigitalLinkPath } from './digital-link'
 import { GS1_VOC, LINK_TYPES } from './formats'
 import { anchorOf, choicesOf, choose, evaluate, explanation, linksetOf, redirectTarget } from './resolve'
-import { ruleIndex } from './rule-index'
+import { type ProductRef, ruleIndex } from './rule-index'
 
 const CORS = {
   'access-control-allow-origin': '*',
@@ -82,23 +82,41 @@ function originOf(url: string): string {
   return origin
 }
 
-/** `requestId`: sent as X-Request-Id on every answer (the Elysia routes add it themselves). */
-async function answer(
+/** A response now, or one to wait for: a scan of a known caller and product makes no promise. */
+type Answer = Response | Promise<Response>
+
+/**
+ * `requestId`: sent as X-Request-Id on every answer (the Elysia routes add it themselves). An
+ * anonymous caller's request is counted first, whatever it asks.
+ */
+function answer(
   request: Request,
   requestIp: () => string | undefined,
   caller: unknown,
   requestId: string | undefined,
-): Promise<Response> {
+): Answer {
+  if (caller) return resolveNow(request, undefined, requestId, undefined)
+  const address = clientAddress(requestIp(), request.headers.get('x-forwarded-for') ?? undefined)
+  return consume(ANONYMOUS, address ? limitKey(address) : 'unknown').then((state) =>
+    resolveNow(request, state ? rateLimitHeaders(state) : undefined, requestId, undefined),
+  )
+}
+
+/**
+ * The answer to a scan; it waits only for the rule index to load (`indexWaited` once it has) or
+ * for a product not yet kept (`loaded`: that product, once read).
+ */
+function resolveNow(
+  request: Request,
+  limitHeaders: Record<string, string> | undefined,
+  requestId: string | undefined,
+  loaded: ProductRef | null | undefined,
+  indexWaited = false,
+): Answer {
   const href = request.url
   const search = queryOf(href)
   const query = search ? new URLSearchParams(search) : NO_QUERY
   const headers = request.headers
-  let limitHeaders: Record<string, string> | undefined
-  if (!caller) {
-    const address = clientAddress(requestIp(), headers.get('x-forwarded-for') ?? undefined)
-    const state = await consume(ANONYMOUS, address ? limitKey(address) : 'unknown')
-    if (state) limitHeaders = rateLimitHeaders(state)
-  }
   const scan = parseDigitalLinkPath(pathOf(href))
   const linkTypeParam = query.get('linkType')
   const linkset = wantsLinkset(linkTypeParam, headers.get('accept'))
@@ -107,10 +125,11 @@ async function answer(
       'invalid_digital_link',
       `linkType ${linkTypeParam} is not a GS1 Web Vocabulary link type (gs1:pip, …) or linkset`,
     )
-  if (!ruleIndex.isReady()) await ruleIndex.ready()
-  // a product kept in memory is answered without a promise; only an unknown GTIN is read
-  const known = ruleIndex.knownProduct(scan.gtin)
-  const product = known !== undefined ? known : await ruleIndex.product(scan.gtin)
+  if (!indexWaited && !ruleIndex.isReady())
+    return ruleIndex.ready().then(() => resolveNow(request, limitHeaders, requestId, loaded, true))
+  const product = loaded !== undefined ? loaded : ruleIndex.knownProduct(scan.gtin)
+  if (product === undefined)
+    return ruleIndex.product(scan.gtin).then((found) => resolveNow(request, limitHeaders, requestId, found, true))
   if (!product) throw new AppError('not_found', `no product with GTIN ${scan.gtin}`)
   const now = Date.now()
   const place = placeOf(query, headers)
@@ -249,6 +268,31 @@ for (const tail of PATHS)
 
 const SCAN = /^\/01\/[^?]*[^/?]$/
 
+/** The edge's checks, the key, then the answer: without a promise when the key is cached. */
+function scan(request: Request, server: Server<unknown>, url: string, path: string, id: string): Answer {
+  checkHead(request, url, path)
+  checkQuery(url, undefined)
+  const key = request.headers.get('x-api-key') ?? undefined
+  const known = knownCaller(key)
+  if (known !== undefined) return answerTo(request, server, key, known, id)
+  return authenticate(key).then((caller) => answerTo(request, server, key, caller, id))
+}
+
+function answerTo(request: Request, server: Server<unknown>, key: string | undefined, caller: unknown, id: string) {
+  if (key !== undefined && !caller)
+    throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header')
+  // the address is read only to count an anonymous caller
+  return answer(request, caller ? NO_ADDRESS : () => server.requestIP(request)?.address, caller, id)
+}
+const NO_ADDRESS = () => undefined
+
+const problemOf = (error: unknown, id: string) => problemResponse(toAppError('UNKNOWN', withCors(error), id), id)
+
+function logged(response: Response, request: Request, path: string, id: string, began: number): Response {
+  logRequest(id, request.method, path, response.status, began)
+  return response
+}
+
 /** Where scanServeRoutes sends the requests it does not serve: the app. */
 type Fallback = { handle: (request: Request) => Promise<Response> }
 
@@ -263,28 +307,23 @@ type Fallback = { handle: (request: Request) => Promise<Response> }
  * the OpenAPI document and serve requests given to app.handle.
  */
 export function scanServeRoutes(app: () => Fallback) {
-  const serve = async (request: Request, server: Server<unknown>): Promise<Response> => {
+  const serve = (request: Request, server: Server<unknown>): Answer => {
     const began = performance.now()
     const url = request.url
     const path = pathOf(url)
     if (!SCAN.test(path)) return app().handle(request)
     const id = newRequestId(request)
-    let response: Response
+    let answered: Answer
     try {
-      checkHead(request, url, path)
-      checkQuery(url, undefined)
-      const key = request.headers.get('x-api-key') ?? undefined
-      // a key the cache holds is checked without a promise
-      const known = knownCaller(key)
-      const caller = known !== undefined ? known : await authenticate(key)
-      if (key !== undefined && !caller)
-        throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header')
-      response = await answer(request, () => server.requestIP(request)?.address, caller, id)
+      answered = scan(request, server, url, path, id)
     } catch (error) {
-      response = problemResponse(toAppError('UNKNOWN', withCors(error), id), id)
+      answered = problemOf(error, id)
     }
-    logRequest(id, request.method, path, response.status, began)
-    return response
+    if (answered instanceof Promise)
+      return answered
+        .then(null, (error) => problemOf(error, id))
+        .then((response) => logged(response, request, path, id, began))
+    return logged(answered, request, path, id, began)
   }
   return Object.fromEntries(PATHS.map((tail) => [`/01/:gtin${tail}`, { GET: serve, HEAD: serve }]))
 }
