@@ -52,7 +52,8 @@ export function checkQuery(url: string, numeric: Map<string, 'integer' | 'number
     const rawValue = eq === -1 ? '' : pair.slice(eq + 1)
     const nameProblem = unsafeComponent(rawName, 'query')
     if (nameProblem) throw invalid(nameProblem)
-    const name = decodeURIComponent(rawName.replaceAll('+', ' '))
+    const name =
+      rawName.includes('%') || rawName.includes('+') ? decodeURIComponent(rawName.replaceAll('+', ' ')) : rawName
     const problem = unsafeComponent(rawValue, name)
     if (problem) throw invalid(problem)
     const kind = numeric?.get(name)

@@ -60,6 +60,8 @@ export function unsafeValue(value: unknown, path = ''): FieldError | null {
 
 /** The first query parameter (or path segment) that does not decode to safe text. */
 export function unsafeComponent(raw: string, field: string): FieldError | null {
+  // most components are plain text: nothing to decode
+  if (!raw.includes('%') && !raw.includes('+')) return textProblem(raw, field)
   let text: string
   try {
     text = decodeURIComponent(raw.replaceAll('+', ' '))
