@@ -20,66 +20,21 @@ const { values } = parseArgs({
 const SECONDS = Number(values.seconds)
 const CONCURRENCY = Number(values.concurrency)
 const PRODUCTS = Number(values.products)
-const RULES_PER_PRODUCT = 5
 
 const pinning = cpuPinning()
 const bench = await startBenchServer(2, undefined, pinning.server)
-const { createOrganization } = await import('../../src/accounts/organizations')
 const { db } = await import('../../src/db/client')
-const { sql } = await import('drizzle-orm')
-const { gs1CheckDigit } = await import('../../src/shared/gs1')
-const { parseId } = await import('../../src/shared/ids')
+const { RULES_PER_PRODUCT, seedResolverBench } = await import('./resolve-seed')
 const say = (line: string) => console.log(`[bench] ${line}`)
-
-const { organization, api_key } = await createOrganization(db, {
-  name: 'Resolver bench',
-  owner_email: 'r@example.test',
-})
-const orgId = parseId(organization.id)!
 
 say(
   `seeding ${PRODUCTS.toLocaleString('en')} products and ${(PRODUCTS * RULES_PER_PRODUCT).toLocaleString('en')} rules`,
 )
-const gtins = Array.from({ length: PRODUCTS }, (_, i) => {
-  const body = `0${401_234_500_000 + i}`
-  return `${body}${gs1CheckDigit(body)}`
-})
-await db.execute(sql`insert into brands (name, organization_id)
-  select 'Bench brand ' || n, ${orgId}::uuid from generate_series(0, 99) n`)
-await db.execute(sql`insert into products (gtin, product_name, owner_id, brand_id, data_source)
-  select g, 'Bench product ' || i, ${orgId}::uuid,
-         (select id from brands where name = 'Bench brand ' || (i % 100) and organization_id = ${orgId}::uuid),
-         'claimed'
-  from unnest(${sql.raw(`array[${gtins.map((g) => `'${g}'`).join(',')}]`)}::text[]) with ordinality as t(g, i)`)
-// five rules a product, the conditions of real campaigns: a weekday-hours default, a weekend
-// default in some states, a product page, a lot recall and one serialised item
-await db.execute(sql`insert into resolution_rules
-    (organization_id, scope_type, scope_id, product_id, order_index, days_of_week, time_of_day_start,
-     time_of_day_end, timezone, link_type, location_countries, location_regions, custom_url)
-  select ${orgId}::uuid, r.scope_type, coalesce(r.scope_value, p.id::text), p.id, r.order_index, r.days::smallint[],
-         r.t0, r.t1, 'America/Los_Angeles', r.link_type, r.countries::text[], r.regions::text[],
-         'https://brand.example/' || p.gtin || '/' || r.slug
-  from products p
-  cross join (values
-    ('PRODUCT', null, 0, '{6,7}', null, null, 'gs1:defaultLink', '{US}', '{US-CA,US-NV}', 'weekend'),
-    ('PRODUCT', null, 1, '{}', '08:00', '20:00', 'gs1:defaultLink', '{}', '{}', 'day'),
-    ('PRODUCT', null, 2, '{}', null, null, 'gs1:pip', '{}', '{}', 'pip'),
-    ('BATCH', 'L1', 0, '{}', null, null, 'gs1:defaultLink', '{}', '{}', 'recall'),
-    ('SERIAL', 'S1', 0, '{}', null, null, 'gs1:defaultLink', '{}', '{}', 'serial')
-  ) as r(scope_type, scope_value, order_index, days, t0, t1, link_type, countries, regions, slug)
-  where p.owner_id = ${orgId}::uuid`)
-await db.execute(sql`insert into resolution_rules (organization_id, scope_type, scope_id, order_index, custom_url)
-  values (${orgId}::uuid, 'ORGANIZATION', ${orgId}::text, 9, 'https://brand.example/')`)
-
-const paths = gtins.flatMap((g, i) => {
-  const list = [`/01/${g}`, `/01/${g}?utm_source=pack`]
-  if (i % 4 === 0) list.push(`/01/${g}/10/L1`, `/01/${g}/10/L1/21/S1`, `/01/${g}?linkType=gs1:pip`)
-  return list
-})
+const { key: apiKey, paths } = await seedResolverBench(db, PRODUCTS)
 for (const path of [paths[0]!, paths[2]!, `${paths[0]}/10/L1`])
   if ((await fetch(bench.base + path, { redirect: 'manual' })).status !== 307)
     throw new Error(`${path} does not redirect`)
-const key = { 'x-api-key': api_key.key }
+const key = { 'x-api-key': apiKey }
 const script = pathsScript('resolve', paths)
 const wrk = haveWrk()
 let n = 0

@@ -4,6 +4,12 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+/** CPU time a process has used so far (user + system, Linux /proc), in seconds. */
+export function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 /**
  * `poolSize`: connections of this process's own pool (seeding, emitting), beside the server's.
  * `keepIn`: a directory whose database outlives the run (a later run reuses it), else a throwaway one.
@@ -56,10 +62,7 @@ export async function startBenchServer(poolSize = 2, keepIn?: string, launcher: 
       return Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024
     },
     /** CPU time the server process has used so far (user + system, Linux /proc), in seconds */
-    cpuSeconds: () => {
-      const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-      return (Number(fields[11]) + Number(fields[12])) / 100
-    },
+    cpuSeconds: () => cpuSecondsOf(server.pid!),
     async stop() {
       server.kill('SIGTERM')
       await exited
