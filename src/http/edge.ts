@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { authenticate } from '../accounts/api-keys'
 import { AppError, type FieldError } from '../shared/errors'
 import { isAdmin } from './auth'
-import { MAX_DEPTH, nestsDeeper, textProblem, unsafeComponent, unsafeValue } from './input-safety'
+import { decodeComponent, MAX_DEPTH, nestsDeeper, textProblem, unsafeComponent, unsafeValue } from './input-safety'
 import { type Route, RouteTable } from './route-table'
 import { pathOf } from './url'
 
@@ -52,8 +52,7 @@ export function checkQuery(url: string, numeric: Map<string, 'integer' | 'number
     const rawValue = eq === -1 ? '' : pair.slice(eq + 1)
     const nameProblem = unsafeComponent(rawName, 'query')
     if (nameProblem) throw invalid(nameProblem)
-    const name =
-      rawName.includes('%') || rawName.includes('+') ? decodeURIComponent(rawName.replaceAll('+', ' ')) : rawName
+    const name = decodeComponent(rawName)
     const problem = unsafeComponent(rawValue, name)
     if (problem) throw invalid(problem)
     const kind = numeric?.get(name)
@@ -73,13 +72,13 @@ function checkPath(path: string) {
   }
 }
 
-/** 431 past HEADERS_LIMIT of headers, 414 past URL_LIMIT of path and query, 422 for an unsafe path segment. */
 let headerBytes = 0
 /** Adds one header line's size to headerBytes: one function for every request, no closure made per call. */
 const countHeader = (value: string, name: string) => {
   headerBytes += name.length + value.length + 4
 }
 
+/** 431 past HEADERS_LIMIT of headers, 414 past URL_LIMIT of path and query, 422 for an unsafe path segment. */
 export function checkHead(request: Request, url: string, path: string) {
   headerBytes = 0
   request.headers.forEach(countHeader)

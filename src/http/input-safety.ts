@@ -58,13 +58,17 @@ export function unsafeValue(value: unknown, path = ''): FieldError | null {
   return null
 }
 
+/** A query parameter's name or value (or a path segment) decoded; most are plain text, returned as they are. */
+export function decodeComponent(raw: string): string {
+  if (!raw.includes('%') && !raw.includes('+')) return raw
+  return decodeURIComponent(raw.replaceAll('+', ' '))
+}
+
 /** The first query parameter (or path segment) that does not decode to safe text. */
 export function unsafeComponent(raw: string, field: string): FieldError | null {
-  // most components are plain text: nothing to decode
-  if (!raw.includes('%') && !raw.includes('+')) return textProblem(raw, field)
   let text: string
   try {
-    text = decodeURIComponent(raw.replaceAll('+', ' '))
+    text = decodeComponent(raw)
   } catch {
     return { field, message: 'is not valid percent-encoded UTF-8' }
   }

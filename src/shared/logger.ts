@@ -39,9 +39,9 @@ export type RequestLine = { id: string; method: string; path: string; status: nu
 /**
  * The request log: one info line per request, in the logger's own format (level, ISO time,
  * service, then the fields), written by hand: at a resolver's request rate pino's general
- * serialisation was the largest single cost of a request (scripts/bench/resolve.ts). The same
- * bench counts every byte a request allocates, so the time string is made once a millisecond
- * and a field that needs no escaping is quoted as it is.
+ * serialisation was the largest single cost of a request (scripts/bench/resolve.ts). At that
+ * rate every allocation shows in the collector's pauses, so the time string is made once a
+ * millisecond and a field that needs no escaping is quoted as it is.
  */
 const SERVICE_FIELD = `,"service":${JSON.stringify(SERVICE)}`
 /** Printable ASCII less `"` and `\`: a JSON string holds these as they are. */
