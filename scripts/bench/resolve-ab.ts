@@ -13,7 +13,7 @@ import { mkdtempSync, openSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { cpuPinning, measure, measureWithWrk, pathsScript } from './load'
+import { cpuPinning, haveWrk, measure, measureWithWrk, pathsScript } from './load'
 import { cpuSecondsOf, startBenchServer } from './server'
 
 const { values } = parseArgs({
@@ -26,7 +26,7 @@ const { values } = parseArgs({
   },
 })
 if (!values.base) throw new Error('name the revision to compare with: --base <git revision>')
-if (Bun.spawnSync(['sh', '-c', 'command -v wrk']).exitCode !== 0) throw new Error('needs wrk (apt-get install wrk)')
+if (!haveWrk()) throw new Error('needs wrk (apt-get install wrk)')
 const say = (line: string) => console.log(`[bench] ${line}`)
 const git = (...args: string[]) => {
   const done = Bun.spawnSync(['git', ...args], { stderr: 'pipe' })
@@ -35,16 +35,17 @@ const git = (...args: string[]) => {
 }
 
 const revision = git('rev-parse', '--short', values.base)
-const worktree = mkdtempSync(join(tmpdir(), 'resolve-ab-'))
-git('worktree', 'add', '--detach', '--force', worktree, revision)
-symlinkSync(join(process.cwd(), 'node_modules'), join(worktree, 'node_modules'))
 const pinning = cpuPinning()
 const bench = await startBenchServer(2, undefined, pinning.server)
 const { db } = await import('../../src/db/client')
 const { seedResolverBench } = await import('./resolve-seed')
 const { freePort, waitForHealth } = await import('../../test/support/process')
 
+// the worktree is made once the server is up, so that a failed start leaves nothing behind
+const worktree = mkdtempSync(join(tmpdir(), 'resolve-ab-'))
 try {
+  git('worktree', 'add', '--detach', '--force', worktree, revision)
+  symlinkSync(join(process.cwd(), 'node_modules'), join(worktree, 'node_modules'))
   say(`seeding ${Number(values.products).toLocaleString('en')} products; base ${revision} in ${worktree}`)
   const { key: apiKey, paths } = await seedResolverBench(db, Number(values.products))
   const port = await freePort()
@@ -119,6 +120,6 @@ try {
   }
 } finally {
   await bench.stop()
-  git('worktree', 'remove', '--force', worktree)
   rmSync(worktree, { recursive: true, force: true })
+  git('worktree', 'prune')
 }
