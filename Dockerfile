@@ -13,6 +13,5 @@ COPY . .
 RUN mkdir -p /data/batches && chown -R node:node /data
 USER node
 EXPOSE 3000
-# Bun refuses request heads past 128 KiB itself (a bare 431); below that the service answers
-# 414 and 431 as problem+json (src/http/edge.ts)
-CMD ["./node_modules/.bin/bun", "--max-http-header-size=131072", "main.ts"]
+# bun main.ts with the service's runtime settings (bin/serve says which and why)
+CMD ["sh", "bin/serve"]

@@ -49,7 +49,8 @@ try {
   say(`seeding ${Number(values.products).toLocaleString('en')} products; base ${revision} in ${worktree}`)
   const { key: apiKey, paths } = await seedResolverBench(db, Number(values.products))
   const port = await freePort()
-  const launch = [...pinning.server, process.execPath, 'main.ts']
+  // this checkout's launcher runs the base's main.ts: the two differ in their code alone
+  const launch = [...pinning.server, 'sh', join(process.cwd(), 'bin', 'serve')]
   const log = join(worktree, 'server.log')
   const baseServer = spawn(launch[0]!, launch.slice(1), {
     cwd: worktree,

@@ -27,15 +27,12 @@ export async function startBenchServer(poolSize = 2, keepIn?: string, launcher: 
   // Logs go to a file, as under a process manager; a pipe read by this busy process would throttle it.
   const port = await freePort()
   const logFile = join(dataDir, 'server.log')
-  const command = [
-    ...launcher,
-    process.execPath,
-    ...(process.env.SERVER_PROFILE ? ['--cpu-prof-md', '--cpu-prof-dir=/tmp/prof'] : []),
-    'main.ts',
-  ]
+  // as `npm start` runs it: bin/serve, with its runtime settings
+  const command = [...launcher, 'sh', 'bin/serve']
   const server: ChildProcess = spawn(command[0]!, command.slice(1), {
     env: {
       ...process.env,
+      ...(process.env.SERVER_PROFILE ? { BUN_OPTIONS: '--cpu-prof-md --cpu-prof-dir=/tmp/prof' } : {}),
       DATABASE_URL: database.url,
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -71,10 +71,12 @@ describe('production image (Dockerfile), replayed without Docker', () => {
       } else if (op === 'CMD') cmd = JSON.parse(args)
     }
     expect(env.NODE_ENV).toBe('production')
-    // a production install: no devDependencies, but the runtime the command names
+    // a production install: no devDependencies, but the runtime the launcher (`sh bin/serve`) starts
     expect(existsSync(join(dir, 'node_modules', '@redocly'))).toBe(false)
     expect(existsSync(join(dir, 'node_modules', '@biomejs'))).toBe(false)
-    expect(existsSync(join(dir, cmd[0]!))).toBe(true)
+    expect(cmd.slice(0, 2)).toEqual(['sh', 'bin/serve'])
+    expect(existsSync(join(dir, 'bin', 'serve'))).toBe(true)
+    expect(existsSync(join(dir, 'node_modules', '.bin', 'bun'))).toBe(true)
 
     const port = await freePort()
     // the command as the image runs it, against the test database (compose sets DATABASE_URL)
@@ -104,7 +106,7 @@ describe('production image (Dockerfile), replayed without Docker', () => {
   test('the image command is what `npm start` runs', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
     const cmd = JSON.parse(steps.find((s) => s.op === 'CMD')!.args) as string[]
-    expect(pkg.scripts.start).toBe(`exec bun ${cmd.slice(1).join(' ')}`) // same flags, same entry
+    expect(pkg.scripts.start).toBe(`exec ${cmd.join(' ')}`) // the same launcher (bin/serve)
     expect(Object.keys(pkg.dependencies)).toContain('bun')
   })
 })

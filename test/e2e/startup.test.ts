@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -110,6 +110,49 @@ describe('signals', () => {
     clearTimeout(timer)
     expect(server.output()).toContain('"msg":"stopped"')
     expect(fetch(`${url}/healthz`)).rejects.toThrow()
+  }, 60_000)
+})
+
+describe('runtime settings (bin/serve, what npm start and the image run)', () => {
+  /** The environment the process was started with, and the names of its threads (Linux /proc). */
+  const processOf = (pid: number) => ({
+    env: Object.fromEntries(
+      readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+    ),
+    threads: readdirSync(`/proc/${pid}/task`).map((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim()),
+  })
+
+  test('bun runs with the allocator and heap settings, without the heap warm-up thread; the environment overrides a setting', async () => {
+    const server = await startServer({ DATABASE_URL: databaseUrl, MIMALLOC_PURGE_DELAY: '250' })
+    try {
+      for (let i = 0; i < 20; i++) expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+      // sh exec's bun: the launched pid is the server itself
+      const { env, threads } = processOf(server.proc.pid!)
+      expect(readFileSync(`/proc/${server.proc.pid}/comm`, 'utf8').trim()).toStartWith('bun')
+      expect(env.MIMALLOC_PURGE_DELAY).toBe('250')
+      expect(env.BUN_JSC_useWarmUpMarkedBlocks).toBe('0')
+      // the setting took effect: JavaScriptCore starts no JSCWarmUp thread (a plain bun process has one)
+      expect(threads).not.toContain('JSCWarmUp')
+      expect(threads.length).toBeGreaterThan(1)
+    } finally {
+      server.kill('SIGTERM')
+      await server.exited
+    }
+  }, 60_000)
+
+  test('without settings in the environment, the launcher sets its defaults', async () => {
+    const server = await startServer({ DATABASE_URL: databaseUrl })
+    try {
+      const { env } = processOf(server.proc.pid!)
+      expect(env.MIMALLOC_PURGE_DELAY).toBe('1000')
+      expect(env.BUN_JSC_useWarmUpMarkedBlocks).toBe('0')
+    } finally {
+      server.kill('SIGTERM')
+      await server.exited
+    }
   }, 60_000)
 })
 

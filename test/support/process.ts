@@ -80,10 +80,10 @@ export async function waitForHealth(url: string, ms = 30_000) {
   throw new Error(`${url} did not become healthy`)
 }
 
-/** `bun main.ts` (what `npm start` runs) on a free port; resolves once healthy. */
+/** `sh bin/serve` (what `npm start` runs: bun main.ts) on a free port; resolves once healthy. */
 export async function startServer(env: Record<string, string>) {
   const port = await freePort()
-  const server = start([process.execPath, '--max-http-header-size=131072', 'main.ts'], {
+  const server = start(['sh', 'bin/serve'], {
     PORT: String(port),
     HOST: '127.0.0.1',
     ...env,
