@@ -126,13 +126,18 @@ describe('runtime settings (bin/serve, what npm start and the image run)', () =>
   })
 
   test('bun runs with the allocator and heap settings, without the heap warm-up thread; the environment overrides a setting', async () => {
-    const server = await startServer({ DATABASE_URL: databaseUrl, MIMALLOC_PURGE_DELAY: '250' })
+    const server = await startServer({
+      DATABASE_URL: databaseUrl,
+      MIMALLOC_PURGE_DELAY: '250',
+      BUN_JSC_heapGrowthMaxIncrease: '0.5',
+    })
     try {
       for (let i = 0; i < 20; i++) expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
       // sh exec's bun: the launched pid is the server itself
       const { env, threads } = processOf(server.proc.pid!)
       expect(readFileSync(`/proc/${server.proc.pid}/comm`, 'utf8').trim()).toStartWith('bun')
       expect(env.MIMALLOC_PURGE_DELAY).toBe('250')
+      expect(env.BUN_JSC_heapGrowthMaxIncrease).toBe('0.5')
       expect(env.BUN_JSC_useWarmUpMarkedBlocks).toBe('0')
       // the setting took effect: JavaScriptCore starts no JSCWarmUp thread (a plain bun process has one)
       expect(threads).not.toContain('JSCWarmUp')
@@ -149,6 +154,12 @@ describe('runtime settings (bin/serve, what npm start and the image run)', () =>
       const { env } = processOf(server.proc.pid!)
       expect(env.MIMALLOC_PURGE_DELAY).toBe('1000')
       expect(env.BUN_JSC_useWarmUpMarkedBlocks).toBe('0')
+      // small young generations (README, Configuration): Bun refuses to start on an option it does
+      // not know, so a server that answers also says this Bun still has them
+      expect(env.BUN_JSC_heapGrowthMaxIncrease).toBe('0.1')
+      expect(env.BUN_JSC_minEdenToOldGenerationRatio).toBe('0.02')
+      expect(env.BUN_JSC_heapGrowthFunctionThresholdInMB).toBe('0')
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
     } finally {
       server.kill('SIGTERM')
       await server.exited
