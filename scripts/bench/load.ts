@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 /** Closed-loop load: `concurrency` workers each issue `once()` back to back for `seconds`. */
@@ -99,9 +99,10 @@ export async function measureWithWrk(
   return { name, requests, errors: non2xx + socketErrors, rps, p50: pct('50'), p99: pct('99') }
 }
 
-/** A wrk Lua script that requests `paths` in turn (GET); returns the script's file path. */
+/** A wrk Lua script that requests `paths` in turn (GET); returns the script's file path (removed at exit). */
 export function pathsScript(name: string, paths: string[]): string {
   const script = join(tmpdir(), `${name}-${process.pid}.lua`)
+  process.on('exit', () => rmSync(script, { force: true }))
   writeFileSync(
     script,
     `local paths = {${paths.map((p) => JSON.stringify(p)).join(', ')}}

@@ -14,8 +14,14 @@ export function cpuSecondsOf(pid: number): number {
  * `poolSize`: connections of this process's own pool (seeding, emitting), beside the server's.
  * `keepIn`: a directory whose database outlives the run (a later run reuses it), else a throwaway one.
  * `launcher`: a command the server is started through (`cpuPinning().server`), else none.
+ * `env`: variables for the server's process alone, over this process's environment.
  */
-export async function startBenchServer(poolSize = 2, keepIn?: string, launcher: string[] = []) {
+export async function startBenchServer(
+  poolSize = 2,
+  keepIn?: string,
+  launcher: string[] = [],
+  env: Record<string, string> = {},
+) {
   const dataDir = keepIn ?? mkdtempSync(join(tmpdir(), 'gtin-bench-'))
   process.env.DATA_DIR = dataDir
   process.env.LOG_LEVEL ??= 'warn'
@@ -38,6 +44,7 @@ export async function startBenchServer(poolSize = 2, keepIn?: string, launcher: 
       HOST: '127.0.0.1',
       ROLE: process.env.SERVER_ROLE ?? 'all',
       LOG_LEVEL: process.env.SERVER_LOG_LEVEL ?? 'info',
+      ...env,
     },
     stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')],
   })
