@@ -6,8 +6,8 @@
 // --variants: {"name": {"VAR": "value", …}, …}; an empty object is bin/serve's own defaults. The
 // default compares those ("serve") with Bun's own heap sizing ("bun"). --health also measures
 // /healthz before the scans. Each server gets 3 s of scans first (the rule index loads on first use).
-// Printed per run: scans req/s, p50, p99, the server's CPU µs a scan and its peak resident memory,
-// and "loop ms": a fixed loop in this process after the run; a slow spell of the machine shows there.
+// Printed per run: scans req/s, p50, p99, the server's CPU µs a scan and its peak resident memory.
+// A run whose CPU a scan stands far above the others' of its variant ran in a slow spell.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,14 +35,6 @@ const variants = Object.entries(JSON.parse(values.variants) as Record<string, Re
 const [ROUNDS, SECONDS, CONCURRENCY] = [Number(values.rounds), Number(values.seconds), Number(values.concurrency)]
 const say = (line: string) => console.log(`[bench] ${line}`)
 
-/** Milliseconds of a fixed integer loop: about the same on a steady machine, more in a slow spell. */
-function loopMs() {
-  const began = performance.now()
-  let acc = 0
-  for (let i = 0; i < 30_000_000; i++) acc = (acc * 31 + i) | 0
-  return performance.now() - began + (acc === 0.5 ? 1 : 0)
-}
-
 const pinning = cpuPinning()
 const dataDir = mkdtempSync(join(tmpdir(), 'runtime-ab-'))
 try {
@@ -55,7 +47,7 @@ try {
   const script = pathsScript('runtime-ab', paths)
   const key = { 'x-api-key': apiKey }
 
-  type Run = { scans: LoadResult; health?: LoadResult; cpuUs: number; rssMb: number; loop: number }
+  type Run = { scans: LoadResult; health?: LoadResult; cpuUs: number; rssMb: number }
   const runs = new Map<string, Run[]>(variants.map(([name]) => [name, []]))
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const range = (xs: number[], digits: number) =>
@@ -83,11 +75,10 @@ try {
           health,
           cpuUs: ((bench.cpuSeconds() - cpu) / Math.max(1, scans.requests)) * 1e6,
           rssMb: bench.peakRss() / 1e6,
-          loop: loopMs(),
         }
         runs.get(name)!.push(run)
         say(
-          `round ${round} ${name}: ${health ? `/healthz ${health.rps.toFixed(0)} req/s p99 ${health.p99.toFixed(2)} ms; ` : ''}scans ${scans.rps.toFixed(0)} req/s, p50 ${scans.p50.toFixed(2)} ms, p99 ${scans.p99.toFixed(2)} ms, ${scans.errors} errors, ${run.cpuUs.toFixed(0)} µs CPU a scan, peak RSS ${run.rssMb.toFixed(0)} MB; loop ${run.loop.toFixed(0)} ms`,
+          `round ${round} ${name}: ${health ? `/healthz ${health.rps.toFixed(0)} req/s p99 ${health.p99.toFixed(2)} ms; ` : ''}scans ${scans.rps.toFixed(0)} req/s, p50 ${scans.p50.toFixed(2)} ms, p99 ${scans.p99.toFixed(2)} ms, ${scans.errors} errors, ${run.cpuUs.toFixed(0)} µs CPU a scan, peak RSS ${run.rssMb.toFixed(0)} MB`,
         )
       } finally {
         await bench.stop()
@@ -99,38 +90,12 @@ try {
   )
   for (const [name, env] of variants) {
     const list = runs.get(name)!
+    const of = (pick: (run: Run) => number, digits: number) => range(list.map(pick), digits)
     console.log(`${name} ${JSON.stringify(env)}`)
-    console.log(
-      `  scans req/s ${range(
-        list.map((r) => r.scans.rps),
-        0,
-      )}; p99 ms ${range(
-        list.map((r) => r.scans.p99),
-        2,
-      )}`,
-    )
-    if (values.health)
-      console.log(
-        `  /healthz p99 ms ${range(
-          list.map((r) => r.health!.p99),
-          2,
-        )}`,
-      )
-    console.log(
-      `  CPU µs a scan ${range(
-        list.map((r) => r.cpuUs),
-        0,
-      )}; peak RSS MB ${range(
-        list.map((r) => r.rssMb),
-        0,
-      )}`,
-    )
-    console.log(
-      `  loop ms ${range(
-        list.map((r) => r.loop),
-        0,
-      )}; errors ${list.reduce((n, r) => n + r.scans.errors, 0)}`,
-    )
+    console.log(`  scans req/s ${of((r) => r.scans.rps, 0)}; p99 ms ${of((r) => r.scans.p99, 2)}`)
+    if (values.health) console.log(`  /healthz p99 ms ${of((r) => r.health!.p99, 2)}`)
+    console.log(`  CPU µs a scan ${of((r) => r.cpuUs, 0)}; peak RSS MB ${of((r) => r.rssMb, 0)}`)
+    console.log(`  errors ${list.reduce((n, r) => n + r.scans.errors, 0)}`)
   }
 } finally {
   rmSync(dataDir, { recursive: true, force: true })
