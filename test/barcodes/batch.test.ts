@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BATCH, batchItems, waitForBatch } from '../support/batches'
@@ -9,6 +9,7 @@ import { baseUrl, call, get, post } from '../support/server'
 import { readZip } from '../support/zip'
 
 const work = mkdtempSync(join(tmpdir(), 'gtin-batch-test-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
 const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' }).stdout.toString()
 
 describe('barcode batch export', () => {

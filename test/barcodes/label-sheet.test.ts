@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { layoutSymbol } from '../../src/barcodes/layout'
@@ -13,6 +13,7 @@ import { baseUrl, post } from '../support/server'
 // Label lines are text in an embedded DejaVu Sans subset: they print in any European script, and
 // pdftotext gives them back exactly. Checked with poppler (pdftotext, pdffonts, pdftoppm).
 const work = mkdtempSync(join(tmpdir(), 'gtin-label-test-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
 const run = (cmd: string[]) => {
   const r = Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' })
   if (r.exitCode !== 0) throw new Error(`${cmd[0]} failed: ${r.stderr.toString()}`)

@@ -1,10 +1,17 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Resvg } from '@resvg/resvg-js'
 
-const dir = mkdtempSync(join(tmpdir(), 'gtin-decode-'))
-let n = 0
+/** Runs `work` in a temporary directory of its own, removed afterwards. */
+function inTempDir<T>(work: (dir: string) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), 'gtin-decode-'))
+  try {
+    return work(dir)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 function need(tool: string) {
   if (Bun.spawnSync(['sh', '-c', `command -v ${tool}`]).exitCode !== 0)
@@ -19,10 +26,12 @@ const run = (cmd: string[]) => {
 /** Decodes a PNG with zbarimg (an independent decoder); UPC-A and UPC-E reported as such. */
 export function decodePng(png: Uint8Array): string[] {
   need('zbarimg')
-  const file = join(dir, `${++n}.png`)
-  writeFileSync(file, png)
-  const r = run(['zbarimg', '-q', '--raw', '-Supca.enable=1', '-Supce.enable=1', file])
-  return r.out.split('\n').filter(Boolean)
+  return inTempDir((dir) => {
+    const file = join(dir, 'in.png')
+    writeFileSync(file, png)
+    const r = run(['zbarimg', '-q', '--raw', '-Supca.enable=1', '-Supce.enable=1', file])
+    return r.out.split('\n').filter(Boolean)
+  })
 }
 
 /** Rasterises and decodes: SVG with resvg, PDF with poppler's pdftoppm, EPS with Ghostscript. */
@@ -37,26 +46,28 @@ export function decodeFile(bytes: Uint8Array, format: 'svg' | 'png' | 'pdf' | 'e
       .asPng()
     return decodePng(png)
   }
-  const src = join(dir, `${++n}.${format}`)
-  writeFileSync(src, bytes)
-  const out = join(dir, `${n}-raster`)
-  if (format === 'pdf') {
-    need('pdftoppm')
-    run(['pdftoppm', '-r', '300', '-png', '-singlefile', src, out])
-  } else {
-    need('gs')
-    run([
-      'gs',
-      '-q',
-      '-dSAFER',
-      '-dBATCH',
-      '-dNOPAUSE',
-      '-sDEVICE=png16m',
-      '-dEPSCrop',
-      '-r300',
-      `-sOutputFile=${out}.png`,
-      src,
-    ])
-  }
-  return decodePng(new Uint8Array(readFileSync(`${out}.png`)))
+  return inTempDir((dir) => {
+    const src = join(dir, `in.${format}`)
+    writeFileSync(src, bytes)
+    const out = join(dir, 'raster')
+    if (format === 'pdf') {
+      need('pdftoppm')
+      run(['pdftoppm', '-r', '300', '-png', '-singlefile', src, out])
+    } else {
+      need('gs')
+      run([
+        'gs',
+        '-q',
+        '-dSAFER',
+        '-dBATCH',
+        '-dNOPAUSE',
+        '-sDEVICE=png16m',
+        '-dEPSCrop',
+        '-r300',
+        `-sOutputFile=${out}.png`,
+        src,
+      ])
+    }
+    return decodePng(new Uint8Array(readFileSync(`${out}.png`)))
+  })
 }
