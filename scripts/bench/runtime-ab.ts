@@ -19,6 +19,7 @@ const BUN_HEAP = {
   BUN_JSC_heapGrowthMaxIncrease: '2',
   BUN_JSC_minEdenToOldGenerationRatio: '0.3333',
   BUN_JSC_heapGrowthFunctionThresholdInMB: '16384',
+  BUN_JSC_largeHeapSize: '8388608',
 }
 const { values } = parseArgs({
   options: {

@@ -159,6 +159,7 @@ describe('runtime settings (bin/serve, what npm start and the image run)', () =>
       expect(env.BUN_JSC_heapGrowthMaxIncrease).toBe('0.1')
       expect(env.BUN_JSC_minEdenToOldGenerationRatio).toBe('0.02')
       expect(env.BUN_JSC_heapGrowthFunctionThresholdInMB).toBe('0')
+      expect(env.BUN_JSC_largeHeapSize).toBe('50331648')
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
     } finally {
       server.kill('SIGTERM')
