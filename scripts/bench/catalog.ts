@@ -3,12 +3,9 @@
 //   npm run bench:catalog -- [--products 10000] [--seconds 10] [--concurrency 64]
 // HTTP load for the GET from wrk when installed (a Lua script spreads it over all GTINs),
 // else from fetch in this process.
-import { writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { gs1CheckDigit } from '../../src/shared/gs1'
-import { haveWrk, measure, measureWithWrk, printTable } from './load'
+import { haveWrk, measure, measureWithWrk, pathsScript, printTable } from './load'
 import { startBenchServer } from './server'
 
 const { values } = parseArgs({
@@ -78,10 +75,9 @@ await measure('warm-up', CONCURRENCY, 1, getOne)
 
 let get: Awaited<ReturnType<typeof measure>>
 if (haveWrk()) {
-  const script = join(tmpdir(), `gtin-bench-${process.pid}.lua`)
-  writeFileSync(
-    script,
-    `local gtins = {${gtins.map((g) => `"${g}"`).join(',')}}\nlocal n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "/products/api/v1/products/" .. gtins[(n % #gtins) + 1])\nend\n`,
+  const script = pathsScript(
+    'catalog',
+    gtins.map((g) => `/products/api/v1/products/${g}`),
   )
   get = await measureWithWrk(
     'GET /products/{gtin}',
