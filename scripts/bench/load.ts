@@ -30,6 +30,9 @@ export async function measure(
   return { name, requests: sorted.length, errors, rps: sorted.length / elapsed, p50: at(0.5), p99: at(0.99) }
 }
 
+/** The middle value of `xs` (the upper one of an even count): the figure interleaved rounds are compared by. */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
 export function printTable(results: LoadResult[]) {
   const pad = (s: string, n: number) => s.padEnd(n)
   console.log(`${pad('scenario', 44)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}errors`)

@@ -13,7 +13,7 @@ import { mkdtempSync, openSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { cpuPinning, haveWrk, measure, measureWithWrk, pathsScript } from './load'
+import { cpuPinning, haveWrk, measure, measureWithWrk, median, pathsScript } from './load'
 import { cpuSecondsOf, startBenchServer } from './server'
 
 const { values } = parseArgs({
@@ -103,7 +103,6 @@ try {
         figures[i]!.errors += result.errors
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const [own, base] = figures as [(typeof figures)[0], (typeof figures)[0]]
     console.log(
       `\n${rounds} rounds of ${values.seconds} s a server, concurrency ${values.concurrency} (${pinning.note})\n`,

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { cpuPinning, haveWrk, type LoadResult, measureWithWrk, pathsScript } from './load'
+import { cpuPinning, haveWrk, type LoadResult, measureWithWrk, median, pathsScript } from './load'
 import { startBenchServer } from './server'
 
 const BUN_HEAP = {
@@ -50,7 +50,6 @@ try {
 
   type Run = { scans: LoadResult; health?: LoadResult; cpuUs: number; rssMb: number }
   const runs = new Map<string, Run[]>(variants.map(([name]) => [name, []]))
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const range = (xs: number[], digits: number) =>
     `${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)} (median ${median(xs).toFixed(digits)})`
   for (let round = 1; round <= ROUNDS; round++)
