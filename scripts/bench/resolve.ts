@@ -6,8 +6,10 @@
 // A throwaway embedded PostgreSQL; load from wrk when installed (apt-get install wrk), else fetch.
 // With two CPUs or more, the server and wrk each run on a CPU of their own (`cpuPinning`), both
 // routes alike: on shared cores the load generator's own delays show up as the server's p99.
+// With wrk, the same scans then go to Bun alone answering a constant 307 (runtime-floor.ts): the
+// runtime's floor on this machine in this run, printed beside the targets, not one of them.
 import { parseArgs } from 'node:util'
-import { cpuPinning, haveWrk, measure, measureWithWrk, pathsScript, printTable } from './load'
+import { cpuPinning, haveWrk, type LoadResult, measure, measureWithWrk, pathsScript, printTable } from './load'
 import { startBenchServer } from './server'
 
 const { values } = parseArgs({
@@ -86,10 +88,47 @@ const resolve = await run(
   fetchOnce(() => paths[n++ % paths.length]!, 307),
 )
 
+await bench.stop()
+
+/** The scans against Bun alone (runtime-floor.ts), on the server's CPU, once the service has stopped. */
+async function runtimeFloor(): Promise<LoadResult> {
+  const { freePort } = await import('../../test/support/process')
+  const port = await freePort()
+  const floor = Bun.spawn([...pinning.server, process.execPath, 'scripts/bench/runtime-floor.ts'], {
+    env: { ...process.env, PORT: String(port) },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  try {
+    const reader = floor.stdout.getReader()
+    const first = await reader.read()
+    if (!new TextDecoder().decode(first.value).includes('ready')) throw new Error('the runtime floor did not start')
+    const base = `http://127.0.0.1:${port}`
+    await measureWithWrk('warm-up', base, CONCURRENCY, 2, key, script, pinning.load)
+    return await measureWithWrk(
+      'Bun alone, constant 307 (runtime floor)',
+      base,
+      CONCURRENCY,
+      SECONDS,
+      key,
+      script,
+      pinning.load,
+    )
+  } finally {
+    floor.kill()
+    await floor.exited
+  }
+}
+let floor: LoadResult | null = null
+if (wrk) {
+  say('measuring the runtime floor')
+  floor = await runtimeFloor()
+}
+
 console.log(
   `\n${PRODUCTS.toLocaleString('en')} products, ${(PRODUCTS * RULES_PER_PRODUCT + 1).toLocaleString('en')} rules; concurrency ${CONCURRENCY}, ${SECONDS} s each; load from ${wrk ? `wrk (1 thread; ${pinning.note})` : 'fetch in this process'}; keyed requests (no anonymous limit)\n`,
 )
-printTable([bare, resolve])
+printTable(floor ? [bare, resolve, floor] : [bare, resolve])
 console.log('\nper request (server process CPU time; transactions of the whole database, background jobs included):')
 for (const [name, { cpuUs, transactions }] of perRequest)
   console.log(`  ${name}: ${cpuUs.toFixed(0)} µs CPU, ${transactions.toFixed(4)} transactions`)
@@ -98,4 +137,7 @@ const met = resolve.errors === 0 && resolve.p99 < 10 && share >= 0.5
 console.log(
   `\nresolver: ${(share * 100).toFixed(0)} % of the bare route's req/s (target >= 50 %), p99 ${resolve.p99.toFixed(2)} ms (target < 10 ms), ${resolve.errors} errors: targets ${met ? 'met' : 'NOT met'}`,
 )
-await bench.stop()
+if (floor)
+  console.log(
+    `runtime floor in this run: Bun alone at ${floor.rps.toFixed(0)} req/s with p99 ${floor.p99.toFixed(2)} ms (the resolver's p99 is ${(resolve.p99 / floor.p99).toFixed(1)}x it)`,
+  )
