@@ -4,6 +4,15 @@ import { afterCommit, type Executor } from '../db/tx'
 
 export const REPORTS_CHANNEL = 'advertising_reports'
 const MAX_ORGANIZATIONS = 10_000
+/**
+ * Names this process in its announcements (`<organization id>:<sender>`). Its own come back through
+ * the listener some moments after it dropped the entry at commit; dropping again then would throw
+ * away a body read after the commit, fresh, for nothing. A payload without a sender (a NOTIFY sent
+ * by hand, or by a process of an earlier version) drops the entry.
+ */
+const SENDER = crypto.randomUUID()
+/** The NOTIFY payload this process sends when an organization's reports change. */
+export const announcement = (organizationId: string) => `${organizationId}:${SENDER}`
 
 /**
  * Serialized report bodies (spec #6 summaries, the spec #9 list) by organization, so a report read
@@ -24,7 +33,10 @@ class ReportCache {
 
   listen() {
     return listener.on(REPORTS_CHANNEL, {
-      onMessage: (organizationId) => this.drop(organizationId),
+      onMessage: (payload) => {
+        const [organizationId, sender] = payload.split(':')
+        if (sender !== SENDER) this.drop(organizationId!)
+      },
       onListening: (on) => {
         this.#listening = on
         this.#entries.clear()
@@ -77,6 +89,6 @@ export const reportCache = new ReportCache()
  * its cached bodies when it commits (NOTIFY is sent on commit, and a rolled-back change sends none).
  */
 export async function reportsChanged(ex: Executor, organizationId: string) {
-  await ex.execute(sql`select pg_notify(${REPORTS_CHANNEL}, ${organizationId})`)
+  await ex.execute(sql`select pg_notify(${REPORTS_CHANNEL}, ${announcement(organizationId)})`)
   afterCommit(ex, () => reportCache.drop(organizationId))
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { reportCache } from '../../src/advertising/report-cache'
+import { announcement, reportCache } from '../../src/advertising/report-cache'
 import { parseId } from '../../src/shared/ids'
 import { createOrganization, sql, type TestOrg } from '../support/fixtures'
 import { startServer } from '../support/process'
@@ -68,6 +68,24 @@ test('bodies come from the cache until a change is announced', async () => {
   while ((await get(summaryPath(campaign.id), org.key)).json.totals.clicks !== 7 && Date.now() < until)
     await Bun.sleep(10)
   expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(7)
+})
+
+test("a process's own announcement, arriving after its commit, does not drop what was read since", async () => {
+  const campaign = await createCampaign(org, retailer)
+  const row = { date: '2026-03-01', impressions: 10, clicks: 4, spend: '3' }
+  expect((await post(rowsPath(campaign.id), [row], org.key)).status).toBe(200)
+  expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(4)
+  await sql(`update campaign_totals set clicks = 9 where campaign_id = $1`, [parseId(campaign.id)])
+  // the commit's NOTIFY, as it comes back late through this process's listener: the body stands
+  await sql(`select pg_notify('advertising_reports', $1)`, [announcement(parseId(org.id)!)])
+  await Bun.sleep(300)
+  expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(4)
+  // another process's announcement drops it
+  await sql(`select pg_notify('advertising_reports', $1)`, [`${parseId(org.id)}:another-process`])
+  const until = Date.now() + 2000
+  while ((await get(summaryPath(campaign.id), org.key)).json.totals.clicks !== 9 && Date.now() < until)
+    await Bun.sleep(10)
+  expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(9)
 })
 
 test('a read that overlapped a change does not store what it read', () => {
