@@ -16,7 +16,7 @@ const answer = () => new Response(null, { status: 307, headers: HEADERS })
 Bun.serve({
   port: Number(process.env.PORT),
   hostname: '127.0.0.1',
-  routes: { '/healthz': new Response('ok'), '/01/*': answer },
+  routes: { '/01/*': answer },
   fetch: () => new Response(null, { status: 404 }),
 })
 console.log('ready')
