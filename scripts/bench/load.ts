@@ -35,10 +35,11 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
 
 export function printTable(results: LoadResult[]) {
   const pad = (s: string, n: number) => s.padEnd(n)
-  console.log(`${pad('scenario', 44)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}errors`)
+  const width = Math.max(44, ...results.map((r) => r.name.length + 2))
+  console.log(`${pad('scenario', width)}${pad('req/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}errors`)
   for (const r of results)
     console.log(
-      `${pad(r.name, 44)}${pad(r.rps.toFixed(0), 10)}${pad(r.p50.toFixed(2), 9)}${pad(r.p99.toFixed(2), 9)}${r.errors}`,
+      `${pad(r.name, width)}${pad(r.rps.toFixed(0), 10)}${pad(r.p50.toFixed(2), 9)}${pad(r.p99.toFixed(2), 9)}${r.errors}`,
     )
 }
 
