@@ -6,8 +6,8 @@
 // Rounds: the bare route, then the resolver, 10 s each, `--rounds` times (odd) on one server, after
 // 3 s of scans to warm it up. Every round is printed; the verdict is on the median round (the
 // median of the rounds' p99s, and of their shares, each share within its round), so that one
-// 10-s window caught in a slow spell of the VM, or in the sweep after a full collection of the
-// collector (docs/resolver-latency.md), does not decide it alone. --rounds 1 judges one window.
+// 10-s window caught in a slow spell of the VM, or holding the first full collection under load
+// (docs/resolver-latency.md), does not decide it alone. --rounds 1 judges one window.
 // A throwaway embedded PostgreSQL; load from wrk when installed (apt-get install wrk), else fetch.
 // With two CPUs or more, the server and wrk each run on a CPU of their own (`cpuPinning`), both
 // routes alike: on shared cores the load generator's own delays show up as the server's p99.
