@@ -8,7 +8,6 @@ import { consumerBindings, eventsDispatch } from './events'
 import { feedsChunk, feedsImport, feedsScheduled } from './feeds'
 import '../src/resolver/index-events' // the resolver index consumer is bound with the other consumers
 import { searchIndex } from './search-index'
-import { startStream } from './stream'
 import { webhookDeliver } from './webhook-deliver'
 
 /**
@@ -30,17 +29,15 @@ const bindings = (): Binding[] => [
   ...consumerBindings(),
 ]
 
-const streams = () => [webhookDeliver]
-
 /** Every process creates the queues it may send to (idempotent), dead-letter queues first. */
 export async function createQueues(): Promise<void> {
-  for (const { queue } of [...bindings(), ...streams()]) await createQueue(queue)
+  for (const { queue } of bindings()) await createQueue(queue)
 }
 
-/** Starts every worker; the returned function stops the streams (pg-boss stops its own workers). */
+/** Starts every worker; the returned function stops the webhook dispatcher (pg-boss stops its own workers). */
 export async function startWorkers(boss: PgBoss): Promise<() => Promise<void>> {
   for (const binding of bindings()) await bind(boss, binding)
-  const stops = streams().map((stream) => startStream(boss, stream))
+  const stops = [webhookDeliver.start()]
   return async () => {
     await Promise.all(stops.map((stop) => stop()))
   }

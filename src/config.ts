@@ -45,6 +45,18 @@ const Env = t.Object({
   /** Deliveries one worker process has in flight at once, and one endpoint across all processes. */
   WEBHOOK_MAX_IN_FLIGHT: t.Integer({ minimum: 1, maximum: 1000, default: 200 }),
   WEBHOOK_ENDPOINT_CONCURRENCY: t.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  /**
+   * Deliveries one organization has in flight at once across all processes, so one tenant's slow
+   * receivers cannot take every slot (default: a quarter of WEBHOOK_MAX_IN_FLIGHT).
+   */
+  WEBHOOK_ORGANIZATION_CONCURRENCY: t.Optional(t.Integer({ minimum: 1, maximum: 1000 })),
+  /** Consecutive failed attempts (errors, timeouts, non-2xx) that open an endpoint's circuit breaker. */
+  WEBHOOK_CIRCUIT_FAILURES: t.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+  /**
+   * Seconds an open circuit holds an endpoint's deliveries back before one probe attempt (default:
+   * the first step of WEBHOOK_RETRY_SCHEDULE, 30 s, as long as a first retry waits).
+   */
+  WEBHOOK_CIRCUIT_OPEN_SECONDS: t.Optional(t.Number({ minimum: 0.1, maximum: 24 * 3600 })),
   /** Hours an endpoint may fail every delivery before it is switched off (5 days). */
   WEBHOOK_DISABLE_AFTER_HOURS: t.Number({ minimum: 0.01, maximum: 24 * 365, default: 120 }),
   LOG_LEVEL: t.Union(

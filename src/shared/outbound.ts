@@ -5,19 +5,65 @@ import { config } from '../config'
 
 /**
  * Where the service's own outgoing requests (webhooks, scheduled feed downloads) may go. Outside
- * development a target must be HTTPS and every address its host resolves to must be public unicast: loopback, private, link-local (cloud metadata at
- * 169.254.169.254), unique-local, multicast, carrier-grade NAT and the reserved ranges are refused,
- * IPv4-mapped and NAT64 forms included. In development (`APP_ENV=development`) `http://` and
- * loopback targets are allowed, so a receiver or feed on the developer's machine works.
+ * development a target must be HTTPS and every address its host resolves to must be public
+ * unicast: loopback, private, link-local (cloud metadata at 169.254.169.254), unique-local,
+ * multicast, carrier-grade NAT and the reserved ranges are refused, and an IPv6 address that
+ * carries an IPv4 address is judged as the address it carries (below). In development
+ * (`APP_ENV=development`) `http://` and loopback targets are allowed, so a receiver or feed on the
+ * developer's machine works.
  */
 export type TargetPolicy = { development: boolean }
 export const targetPolicy = (): TargetPolicy => ({ development: config.environment === 'development' })
 
-/** The reason an address may not be reached outside development, or null when it is public. */
+type Embedding = { name: string; prefix: [ipaddr.IPv6, number]; carried: (bytes: number[]) => number[][] }
+const v6prefix = (cidr: string) => ipaddr.IPv6.parseCIDR(cidr)
+
+/**
+ * IPv6 forms that carry an IPv4 address, and where in the 16 bytes: a connection to one of them
+ * reaches (through the kernel, a NAT64 gateway or a tunnel relay) the IPv4 host it names, so
+ * `::7f00:1` or `64:ff9b::a00:1` must be refused like 127.0.0.1 and 10.0.0.1. Teredo carries two:
+ * its server and, inverted, its client. Checked before ipaddr.js's own ranges, which call
+ * IPv4-compatible `::7f00:1` plain unicast.
+ */
+const EMBEDDINGS: Embedding[] = [
+  { name: 'IPv4-mapped', prefix: v6prefix('::ffff:0:0/96'), carried: (b) => [b.slice(12)] },
+  { name: 'IPv4-translated', prefix: v6prefix('::ffff:0:0:0/96'), carried: (b) => [b.slice(12)] },
+  { name: 'NAT64', prefix: v6prefix('64:ff9b::/96'), carried: (b) => [b.slice(12)] },
+  { name: 'IPv4-compatible', prefix: v6prefix('::/96'), carried: (b) => [b.slice(12)] },
+  { name: '6to4', prefix: v6prefix('2002::/16'), carried: (b) => [b.slice(2, 6)] },
+  {
+    name: 'Teredo',
+    prefix: v6prefix('2001::/32'),
+    carried: (b) => [b.slice(4, 8), b.slice(12).map((x) => x ^ 0xff)],
+  },
+]
+/** RFC 8215: a translator of the operator's own choosing, reaching its own network; never a public target. */
+const LOCAL_NAT64 = v6prefix('64:ff9b:1::/48')
+
+/**
+ * Why an address may not be reached outside development ("a loopback address", "the NAT64 form
+ * of 10.0.0.1, a private address"), or null when it is public.
+ */
 export function refusedRange(address: string): string | null {
-  // process() turns an IPv4-mapped IPv6 address (::ffff:127.0.0.1) into the IPv4 address it maps
-  const range = ipaddr.process(address).range()
-  return range === 'unicast' ? null : range
+  const ip = ipaddr.parse(address)
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6
+    const range = v6.range()
+    // :: and ::1 sit inside ::/96 but are addresses of their own
+    if (range === 'unspecified' || range === 'loopback') return `an IPv6 ${range} address`
+    if (v6.match(LOCAL_NAT64)) return 'a local-use NAT64 address'
+    const form = EMBEDDINGS.find((e) => v6.match(e.prefix))
+    if (form) {
+      for (const bytes of form.carried(v6.toByteArray())) {
+        const v4 = new ipaddr.IPv4(bytes)
+        if (v4.range() !== 'unicast') return `the ${form.name} form of ${v4}, a ${v4.range()} address`
+      }
+      return null
+    }
+    return range === 'unicast' ? null : `a ${range} address`
+  }
+  const range = ip.range()
+  return range === 'unicast' ? null : `a ${range} address`
 }
 
 export class TargetRefused extends Error {
@@ -65,20 +111,32 @@ export async function resolveTarget(url: URL, policy: TargetPolicy): Promise<Res
   if (!policy.development)
     for (const { address } of addresses) {
       const range = refusedRange(address)
-      if (range) throw new TargetRefused(`${url.hostname} is or resolves to ${address}, a ${range} address`)
+      if (range) throw new TargetRefused(`${url.hostname} is or resolves to ${address}, ${range}`)
     }
   const first = addresses[0]
   if (!first) throw new TargetRefused(`${url.hostname} has no address`, 'unresolved')
   return { address: first.address, family: first.family === 6 ? 6 : 4 }
 }
 
+/** `work`, or the signal's reason once it aborts first (a DNS lookup cannot itself be cancelled). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
+  if (!signal) return work
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason)
+    signal.addEventListener('abort', abort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort))
+  })
+}
+
 /**
  * fetch() to the address `resolveTarget` vetted: the URL's host is replaced by that address, and
  * the name goes in the Host header and, for HTTPS, in SNI and the certificate check, so there is no
- * second lookup a DNS change could slip through. Redirects are not followed. Throws TargetRefused.
+ * second lookup a DNS change could slip through. Redirects are not followed. The request's signal
+ * bounds the lookup too, so a timeout covers the whole attempt. Throws TargetRefused.
  */
 export async function fetchPinned(url: URL, init: RequestInit, policy: TargetPolicy): Promise<Response> {
-  const { address, family } = await resolveTarget(url, policy)
+  const { address, family } = await untilAborted(resolveTarget(url, policy), init.signal)
   const pinned = new URL(url)
   pinned.hostname = family === 6 ? `[${address}]` : address
   const named = pinned.hostname !== url.hostname

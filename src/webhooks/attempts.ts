@@ -7,7 +7,8 @@ import { type Tx, transaction } from '../db/tx'
 import { emit } from '../events/outbox'
 import { eventBody } from '../events/types'
 import { type TargetPolicy, targetPolicy } from '../shared/outbound'
-import { deliverQueue } from './deliveries'
+import { closeCircuit, countFailure } from './circuit'
+import { parkDeliveries } from './deliveries'
 import { type EndpointRow, toEndpointResource } from './endpoints'
 import { nextRetryDelayMs } from './retry-schedule'
 import { type PostResult, postToTarget } from './sender'
@@ -36,11 +37,12 @@ type Loaded = {
 }
 
 /**
- * Makes the attempt a delivery job stands for: signs the event's body at the moment of sending,
- * POSTs it, and records the outcome. Nothing happens when the job is stale (the delivery's token
- * changed, or it is settled), and a delivery whose endpoint is switched off waits without a job
- * until the endpoint is switched on. A worker that dies mid-attempt leaves the job to pg-boss,
- * which runs it again: receivers may see an event twice and deduplicate by its id.
+ * Makes the attempt the dispatcher claimed (with `token`): signs the event's body at the moment of
+ * sending, POSTs it, and records the outcome. Nothing happens when the claim is stale (the
+ * delivery's token changed, or it is settled); a delivery whose endpoint is switched off waits
+ * without a schedule until the endpoint is switched on. A worker that dies mid-attempt leaves the
+ * delivery leased; once the lease passes it is claimed again: receivers may see an event twice
+ * and deduplicate by its id.
  */
 export async function attemptDelivery(deliveryId: string, token: string, options: AttemptOptions = {}) {
   const now = options.now ?? (() => new Date())
@@ -48,9 +50,16 @@ export async function attemptDelivery(deliveryId: string, token: string, options
   if (!found) return
   const { delivery, endpoint, event } = found
   const current = and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.jobToken, token))
-  if (delivery.jobToken !== token || endpoint.deletedAt) return
+  if (delivery.jobToken !== token) return
+  if (endpoint.deletedAt) {
+    await db
+      .update(webhookDeliveries)
+      .set({ status: 'cancelled', jobToken: null, nextAttemptAt: null, leaseUntil: null })
+      .where(current)
+    return
+  }
   if (!endpoint.isActive) {
-    await db.update(webhookDeliveries).set({ jobToken: null }).where(current)
+    await db.update(webhookDeliveries).set({ jobToken: null, leaseUntil: null }).where(current)
     return
   }
   const attempt = delivery.attempts + 1
@@ -108,7 +117,7 @@ const settleSuccesses = new DataLoader<Success, true>(
           as x("deliveryId" uuid, token uuid, attempt int, status int, "latencyMs" int, at timestamptz)),
       settled as (
         update webhook_deliveries d set status = 'succeeded', attempts = i.attempt, last_attempt_at = i.at,
-          response_status = i.status, job_token = null, next_attempt_at = null
+          response_status = i.status, job_token = null, next_attempt_at = null, lease_until = null
         from input i where d.id = i."deliveryId" and d.job_token = i.token
         returning d.id, i.attempt, i.status, i."latencyMs", i.at)
       insert into webhook_attempts (delivery_id, attempt, response_status, latency_ms, created)
@@ -120,13 +129,12 @@ const settleSuccesses = new DataLoader<Success, true>(
 
 async function recordSuccess({ deliveryId, token, attempt, endpoint, result, at }: Outcome) {
   await settleSuccesses.load({ deliveryId, token, attempt, status: result.status!, latencyMs: result.latencyMs, at })
-  if (endpoint.failingSince)
-    await db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id))
+  await closeCircuit(endpoint)
 }
 
 const succeeded = (result: PostResult) => result.status !== null && result.status >= 200 && result.status < 300
 
-/** A failed attempt: the next one scheduled (or the delivery failed), and the endpoint's health. */
+/** A failed attempt: the next one scheduled (or the delivery failed), and the endpoint's health and circuit. */
 async function recordFailure(tx: Tx, { deliveryId, token, attempt, endpoint, result, at }: Outcome) {
   const delay = nextRetryDelayMs(attempt, result.retryAfter)
   const next = delay === null ? null : { token: crypto.randomUUID(), at: new Date(at.getTime() + delay) }
@@ -139,6 +147,7 @@ async function recordFailure(tx: Tx, { deliveryId, token, attempt, endpoint, res
       responseStatus: result.status,
       jobToken: next?.token ?? null,
       nextAttemptAt: next?.at ?? null,
+      leaseUntil: null,
     })
     .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.jobToken, token)))
     .returning({ id: webhookDeliveries.id })
@@ -152,27 +161,19 @@ async function recordFailure(tx: Tx, { deliveryId, token, attempt, endpoint, res
     error: result.error ?? `HTTP ${result.status}`,
     created: at,
   })
-  if (next)
-    await deliverQueue.send(tx, { deliveryId, token: next.token }, { startAfter: next.at, group: { id: endpoint.id } })
   await trackFailure(tx, endpoint, at)
 }
 
 /**
- * An endpoint's run of failures (cleared by any success, recordSuccess): once every attempt has failed for
- * WEBHOOK_DISABLE_AFTER_HOURS (5 days), the endpoint is switched off with a reason, and
- * `webhook_endpoint.disabled` goes to the organization's other endpoints that subscribe to it.
+ * An endpoint's run of failures (cleared by any success, recordSuccess), which also drives its
+ * circuit breaker (circuit.ts): once every attempt has failed for WEBHOOK_DISABLE_AFTER_HOURS
+ * (5 days), the endpoint is switched off with a reason, and `webhook_endpoint.disabled` goes to the
+ * organization's other endpoints that subscribe to it.
  */
 async function trackFailure(tx: Tx, endpoint: EndpointRow, at: Date) {
-  const since = endpoint.failingSince ?? at
+  const since = await countFailure(tx, endpoint.id, at)
   const limitMs = config.WEBHOOK_DISABLE_AFTER_HOURS * 3600 * 1000
-  if (at.getTime() - since.getTime() < limitMs) {
-    if (!endpoint.failingSince)
-      await tx
-        .update(webhookEndpoints)
-        .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${at.toISOString()}::timestamptz)` })
-        .where(eq(webhookEndpoints.id, endpoint.id))
-    return
-  }
+  if (at.getTime() - since.getTime() < limitMs) return
   const [disabled] = await tx
     .update(webhookEndpoints)
     .set({
@@ -182,6 +183,7 @@ async function trackFailure(tx: Tx, endpoint: EndpointRow, at: Date) {
     })
     .where(and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.isActive, true)))
     .returning()
+  if (disabled) await parkDeliveries(tx, endpoint.id)
   if (disabled)
     await emit(tx, {
       eventType: 'webhook_endpoint.disabled',

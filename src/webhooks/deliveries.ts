@@ -1,7 +1,6 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { arrayParam } from '../db/params'
-import { defineQueue } from '../db/queues'
 import { type DeliveryStatus, webhookDeliveries, webhookEndpoints } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import type { EventType } from '../events/types'
@@ -9,43 +8,15 @@ import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type PageQuery, paginate } from '../shared/pagination'
 
+/** The channel a worker's dispatcher listens on: deliveries became due (sent at commit). */
+export const DUE_CHANNEL = 'webhook_deliveries_due'
+
 /**
- * One job per attempt of a delivery, grouped by endpoint so that pg-boss caps the attempts one
- * endpoint has in flight across every worker. Scheduled retries are jobs with `startAfter`; the
- * queue's own retries cover only a worker that died or a database error mid-attempt (delivery is
- * at least once). A job carries the delivery's token: a job whose token is no longer the
- * delivery's (superseded by a resume or a resend) does nothing.
+ * Deliveries are scheduled on their own rows (a `job_token` and a `next_attempt_at`); the
+ * dispatcher (dispatcher.ts) claims the due ones fairly. This wakes it at commit instead of at its
+ * next poll; PostgreSQL folds the notifications of one transaction into one.
  */
-export const deliverQueue = defineQueue<{ deliveryId: string; token: string }>('webhooks.deliver', {
-  retryLimit: 20,
-  retryDelay: 5,
-  retryBackoff: true,
-  retryDelayMax: 300,
-  // a killed worker stops heart-beating; its attempts run again within seconds
-  heartbeatSeconds: 10,
-})
-
-type Scheduled = { id: string; endpointId: string; jobToken: string | null; nextAttemptAt: Date | null }
-
-async function queueAttempts(tx: Tx, rows: Scheduled[]) {
-  await deliverQueue.insert(
-    tx,
-    rows
-      .filter((r) => r.jobToken)
-      .map((r) => ({
-        data: { deliveryId: r.id, token: r.jobToken! },
-        startAfter: r.nextAttemptAt ?? undefined,
-        group: { id: r.endpointId },
-      })),
-  )
-}
-
-const scheduledColumns = {
-  id: webhookDeliveries.id,
-  endpointId: webhookDeliveries.endpointId,
-  jobToken: webhookDeliveries.jobToken,
-  nextAttemptAt: webhookDeliveries.nextAttemptAt,
-}
+const announce = (tx: Tx) => tx.execute(sql`select pg_notify(${DUE_CHANNEL}, '')`)
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect
 type EventRef = { id: string; eventType: EventType; organizationId: string }
@@ -54,8 +25,8 @@ type EventRef = { id: string; eventType: EventType; organizationId: string }
 export type DeliveryTarget = { event: EventRef; endpoint: { id: string; isActive: boolean } }
 
 /**
- * Deliveries of events to endpoints, in the caller's transaction, each with its first job, in two
- * statements however many. A delivery to an endpoint that is off waits (no job) until it is on.
+ * Deliveries of events to endpoints, in the caller's transaction, due at once, in one statement
+ * however many. A delivery to an endpoint that is off waits (no schedule) until it is on.
  */
 export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promise<DeliveryRow[]> {
   if (targets.length === 0) return []
@@ -72,11 +43,11 @@ export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promi
       })),
     )
     .returning()
-  await queueAttempts(tx, rows)
+  if (rows.some((r) => r.jobToken)) await announce(tx)
   return rows
 }
 
-/** Deliveries still to go out that waited while their endpoint was off: each gets a job now. */
+/** Deliveries still to go out that waited while their endpoint was off: each is due now. */
 export async function resumeDeliveries(tx: Tx, endpointId: string) {
   const rows = await tx
     .update(webhookDeliveries)
@@ -88,15 +59,33 @@ export async function resumeDeliveries(tx: Tx, endpointId: string) {
         isNull(webhookDeliveries.jobToken),
       ),
     )
-    .returning(scheduledColumns)
-  await queueAttempts(tx, rows)
+    .returning({ id: webhookDeliveries.id })
+  if (rows.length) await announce(tx)
 }
 
-/** A deleted endpoint's deliveries still to go out are cancelled; their jobs find no token. */
+/**
+ * A paused endpoint's scheduled deliveries wait without a schedule until it is switched on
+ * (resumeDeliveries). One in flight keeps its token: its outcome is recorded, and a retry it
+ * schedules is parked by the attempt that finds the endpoint off.
+ */
+export async function parkDeliveries(tx: Tx, endpointId: string) {
+  await tx
+    .update(webhookDeliveries)
+    .set({ jobToken: null })
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        isNotNull(webhookDeliveries.jobToken),
+        or(isNull(webhookDeliveries.leaseUntil), lte(webhookDeliveries.leaseUntil, sql`now()`)),
+      ),
+    )
+}
+
+/** A deleted endpoint's deliveries still to go out are cancelled; an attempt in flight finds no token. */
 export async function cancelDeliveries(tx: Tx, endpointId: string) {
   await tx
     .update(webhookDeliveries)
-    .set({ status: 'cancelled', jobToken: null, nextAttemptAt: null })
+    .set({ status: 'cancelled', jobToken: null, nextAttemptAt: null, leaseUntil: null })
     .where(
       and(eq(webhookDeliveries.endpointId, endpointId), inArray(webhookDeliveries.status, ['pending', 'retrying'])),
     )
@@ -207,7 +196,7 @@ export function recoverEndpoint(ex: Executor, organizationId: string, endpointId
     const endpoint = await liveEndpoint(tx, organizationId, endpointId)
     if (!endpoint) throw notFound('webhook endpoint')
     if (!endpoint.isActive) throw new AppError('conflict', 'the endpoint is switched off; switch it on first')
-    const rows = await tx.execute<{ id: string; endpoint_id: string; job_token: string; next_attempt_at: Date }>(sql`
+    const rows = await tx.execute<{ id: string }>(sql`
       insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
       select e.organization_id, ${endpointId}, e.id, e.event_type, gen_random_uuid(), now()
       from events e
@@ -216,16 +205,8 @@ export function recoverEndpoint(ex: Executor, organizationId: string, endpointId
         and not exists (select 1 from webhook_deliveries d where d.endpoint_id = ${endpointId}
           and d.event_id = e.id and d.status in ('pending', 'retrying'))
       order by e.created
-      returning id, endpoint_id, job_token, next_attempt_at`)
-    await queueAttempts(
-      tx,
-      rows.rows.map((r) => ({
-        id: r.id,
-        endpointId: r.endpoint_id,
-        jobToken: r.job_token,
-        nextAttemptAt: new Date(r.next_attempt_at),
-      })),
-    )
+      returning id`)
+    if (rows.rows.length) await announce(tx)
     return { endpoint_id: toShortId(endpointId), since: since.toISOString(), queued: rows.rows.length }
   })
 }

@@ -10,7 +10,14 @@ import { maskSecret } from '../shared/mask'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
 import { type TargetPolicy, targetPolicy } from '../shared/outbound'
 import { type PageQuery, paginate } from '../shared/pagination'
-import { cancelDeliveries, createDeliveries, liveEndpoint, liveEndpointWhere, resumeDeliveries } from './deliveries'
+import {
+  cancelDeliveries,
+  createDeliveries,
+  liveEndpoint,
+  liveEndpointWhere,
+  parkDeliveries,
+  resumeDeliveries,
+} from './deliveries'
 import { newSigningSecret } from './secrets'
 import { checkTargetUrl } from './target-url'
 
@@ -124,13 +131,21 @@ export function updateEndpoint(
     ) as Partial<EndpointRow>
     if (Object.keys(changes).length === 0) return toEndpointResource(row)
     const resuming = changes.isActive === true
-    if (resuming) Object.assign(changes, { disabledReason: null, failingSince: null })
+    // switched on by a person: a fresh start, the circuit closed
+    if (resuming)
+      Object.assign(changes, {
+        disabledReason: null,
+        failingSince: null,
+        consecutiveFailures: 0,
+        circuitOpenUntil: null,
+      })
     const [updated] = await tx
       .update(webhookEndpoints)
       .set({ ...changes, modified: sql`now()` })
       .where(eq(webhookEndpoints.id, id))
       .returning()
     if (resuming) await resumeDeliveries(tx, id)
+    if (changes.isActive === false) await parkDeliveries(tx, id)
     return toEndpointResource(updated!)
   })
 }

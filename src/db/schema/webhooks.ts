@@ -29,6 +29,10 @@ export const webhookEndpoints = pgTable(
     rotatedAt: at(),
     /** When the first of the current run of failed attempts happened; null after any success. */
     failingSince: at(),
+    /** Failed attempts in a row (any success resets it); at WEBHOOK_CIRCUIT_FAILURES the circuit opens. */
+    consecutiveFailures: integer().notNull().default(0),
+    /** An open circuit holds the endpoint's deliveries back until then, and then lets one probe through. */
+    circuitOpenUntil: at(),
     metadata: metadata(),
     created: created(),
     modified: at().notNull().defaultNow(),
@@ -61,16 +65,24 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: at(),
     responseStatus: integer(),
     /**
-     * The job that owns the next attempt. A job whose token differs (a retry scheduled before a
-     * pause, a resend) does nothing; null while the delivery waits for its endpoint to resume.
+     * Set while the delivery is scheduled (its next attempt at `next_attempt_at`); each claim of an
+     * attempt gets a new one, and an attempt whose token is no longer the delivery's records
+     * nothing. Null once settled, and while the delivery waits for its endpoint to be switched on.
      */
     jobToken: uuid(),
+    /** While an attempt is in flight: until when its worker holds it (a dead worker's lapses). */
+    leaseUntil: at(),
     created: created(),
   },
   (table) => [
     index('webhook_deliveries_organization_idx').on(table.organizationId, table.created, table.id),
     index('webhook_deliveries_endpoint_idx').on(table.endpointId, table.status),
     index('webhook_deliveries_event_idx').on(table.eventId),
+    // what the dispatcher scans: each endpoint's scheduled deliveries, soonest first
+    index('webhook_deliveries_scheduled_idx')
+      .on(table.endpointId, table.nextAttemptAt)
+      .where(sql`${table.jobToken} is not null`),
+    index('webhook_deliveries_lease_idx').on(table.leaseUntil).where(sql`${table.leaseUntil} is not null`),
   ],
 )
 
