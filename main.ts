@@ -32,10 +32,12 @@ function startupAdvice(err: unknown): string {
   return `${message}: see the error above; fix the configuration or the database and start again`
 }
 
-// Startup must finish or fail within this time (a first start runs initdb, a few seconds).
-const STARTUP_LIMIT_MS = 9_000
+// Startup must finish or fail within this time (a first start runs initdb, a few seconds; a
+// cluster left running by a killed server is stopped first, at most a few seconds more).
+const STARTUP_LIMIT_MS = 20_000
 const watchdog = setTimeout(
-  () => die('startup failed: still not serving after 9 s (database unreachable?); exiting', null),
+  () =>
+    die(`startup failed: still not serving after ${STARTUP_LIMIT_MS / 1000} s (database unreachable?); exiting`, null),
   STARTUP_LIMIT_MS,
 )
 
@@ -51,11 +53,19 @@ try {
     port: config.PORT,
     hostname: config.HOST,
     maxRequestBodySize: 32 * 1024 * 1024,
+    // Elysia turns SO_REUSEPORT on, with which a second process on a taken port starts and the
+    // kernel splits the requests between the two (and their databases); off, it fails EADDRINUSE
+    reusePort: false,
   })
 } catch (err) {
   logger.fatal({ err }, `startup failed: ${startupAdvice(err)}`)
   flushLogs()
-  await Promise.race([database?.close().catch(() => {}), Bun.sleep(3000)])
+  // workers already started stop before the database does (else they report its shutdown)
+  const cleanUp = async () => {
+    await stopBackground().catch(() => {})
+    await database?.close().catch(() => {})
+  }
+  await Promise.race([cleanUp(), Bun.sleep(3000)])
   process.exit(1)
 }
 clearTimeout(watchdog)

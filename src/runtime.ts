@@ -4,16 +4,23 @@ import { reportCache } from './advertising/report-cache'
 import type { Config } from './config'
 import { startBoss, stopBoss } from './db/boss'
 import { closeDb, connectDb, type Db } from './db/client'
-import { startEmbeddedDatabase } from './db/embedded'
+import { type EmbeddedRole, startEmbeddedDatabase } from './db/embedded'
 import { listener } from './db/listener'
 import { migrateDatabase } from './db/migrate'
 import { ruleIndex } from './resolver/rule-index'
 
 export type Database = { db: Db; url: string; embedded: boolean; close: () => Promise<void> }
 
-/** DATABASE_URL, or the embedded cluster of DATA_DIR; connected and migrated. */
-export async function openDatabase(config: Config, poolSize?: number): Promise<Database> {
-  const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.DATA_DIR)
+/**
+ * DATABASE_URL, or the embedded cluster of DATA_DIR; connected and migrated. `role`: a server
+ * owns the embedded cluster (one server per DATA_DIR), a CLI command joins a running server's.
+ */
+export async function openDatabase(
+  config: Config,
+  poolSize?: number,
+  role: EmbeddedRole = 'server',
+): Promise<Database> {
+  const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.DATA_DIR, { role })
   const url = config.DATABASE_URL ?? embedded!.url
   const db = connectDb(url, poolSize)
   try {

@@ -14,7 +14,8 @@ export async function withDatabase<T>(
   const { config } = await import('../../src/config')
   const { openDatabase } = await import('../../src/runtime')
   const { startBoss, stopBoss } = await import('../../src/db/boss')
-  const database = await openDatabase(config, poolSize)
+  // a command joins the running server's embedded cluster, or starts (and stops) one of its own
+  const database = await openDatabase(config, poolSize, 'command')
   try {
     const boss = jobs === 'none' ? null : await startBoss(database.url, jobs === 'work')
     return await work(database, boss)

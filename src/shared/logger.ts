@@ -2,6 +2,7 @@ import pino from 'pino'
 import { config } from '../config'
 import { errorForLog } from './log-errors'
 import { LineSink } from './log-sink'
+import { isUnavailable } from './unavailable'
 
 /**
  * The one logger. Never log keys, secrets or request bodies. Info and debug lines (the request
@@ -25,6 +26,7 @@ export const logger = pino(
     serializers: { err: errorForLog },
     hooks: {
       logMethod(args, method, level) {
+        if (level >= WARN && isUnavailable(errorOf(args)) && !outageLines.admit(level, messageOf(args))) return
         method.apply(this, args)
         if (level >= WARN) destination.flush()
       },
@@ -32,6 +34,53 @@ export const logger = pino(
   },
   destination,
 )
+
+type LogArgs = Parameters<pino.LogFn>
+const errorOf = (args: LogArgs): unknown =>
+  args[0] instanceof Error ? args[0] : (args[0] as { err?: unknown } | null)?.err
+const messageOf = (args: LogArgs): string =>
+  typeof args[0] === 'string' ? args[0] : typeof args[1] === 'string' ? args[1] : ''
+
+/**
+ * While PostgreSQL is down, every request, the pool, the listener and pg-boss each report it,
+ * tens of lines a second saying the same. A warning or error caused by an unavailable database
+ * (src/shared/unavailable.ts) is therefore written at most once per OUTAGE_WINDOW_MS for each
+ * level and message; the lines left out are counted, and their count is written at the end of
+ * the window as one line of the same level and message with `suppressed: <n>`. Other lines (a
+ * bug's 500, each with its request id) are never held back.
+ */
+export const OUTAGE_WINDOW_MS = 10_000
+class OutageLines {
+  #windows = new Map<string, { until: number; suppressed: number; timer?: ReturnType<typeof setTimeout> }>()
+
+  admit(level: number, message: string): boolean {
+    const kind = `${level}:${message}`
+    const now = Date.now()
+    const window = this.#windows.get(kind)
+    if (!window || now >= window.until) {
+      if (this.#windows.size > 1000) this.#forgetExpired(now)
+      this.#windows.set(kind, { until: now + OUTAGE_WINDOW_MS, suppressed: 0 })
+      return true
+    }
+    window.suppressed++
+    window.timer ??= setTimeout(() => this.#report(kind, level, message), window.until - now).unref()
+    return false
+  }
+
+  /** The count of a window's held-back lines, as a line that opens the next window. */
+  #report(kind: string, level: number, message: string) {
+    const window = this.#windows.get(kind)
+    if (!window) return
+    this.#windows.set(kind, { until: Date.now() + OUTAGE_WINDOW_MS, suppressed: 0 })
+    const label = logger.levels.labels[level] as pino.Level
+    logger[label]({ suppressed: window.suppressed, window_seconds: OUTAGE_WINDOW_MS / 1000 }, message)
+  }
+
+  #forgetExpired(now: number) {
+    for (const [kind, window] of this.#windows) if (now >= window.until && !window.timer) this.#windows.delete(kind)
+  }
+}
+const outageLines = new OutageLines()
 
 /** One request log line's fields. */
 export type RequestLine = { id: string; method: string; path: string; status: number; durationMs?: number }
