@@ -20,6 +20,16 @@ const Env = t.Object({
   ADMIN_TOKEN: t.Optional(t.String({ minLength: 16 })),
   /** unset: X-Forwarded-For is ignored; a hop count (`true` = 1) or a list of proxy addresses/CIDRs */
   TRUST_PROXY: t.Optional(t.String()),
+  /**
+   * The service's public origin (`https://id.example.com`), used for the resolver's links and
+   * linkset anchors instead of anything a request says. Unset: behind TRUST_PROXY the proxy's
+   * X-Forwarded-Proto and X-Forwarded-Host (or Host), else the address the server listens on.
+   */
+  PUBLIC_URL: t.Optional(
+    t.String({
+      pattern: '^https?://([A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?/?$',
+    }),
+  ),
   /** Anonymous catalog searches one address may make per minute (spec: 60). */
   SEARCH_ANONYMOUS_PER_MINUTE: t.Integer({ minimum: 1, maximum: 1_000_000, default: 60 }),
   /** Anonymous Digital Link resolutions one address may make per minute (keyed callers are not limited). */
@@ -31,7 +41,11 @@ const Env = t.Object({
   /** Set: search answers from Typesense at this URL (e.g. http://localhost:8108), kept in step by events. */
   TYPESENSE_URL: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),
   TYPESENSE_API_KEY: t.Optional(t.String({ minLength: 1 })),
-  /** A Typesense key whose only action is `documents:search`: the parent of the scoped keys the service mints. */
+  /**
+   * Set: the service mints scoped search keys. A secret (never given out) from which each
+   * collection's parent key is derived; the service creates those parents in Typesense with
+   * TYPESENSE_API_KEY, each allowed `documents:search` on its one collection.
+   */
   TYPESENSE_SEARCH_API_KEY: t.Optional(t.String({ minLength: 1 })),
   /** Typesense's address as browsers reach it, when it differs from TYPESENSE_URL (given out with scoped keys). */
   TYPESENSE_PUBLIC_URL: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),

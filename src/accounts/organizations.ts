@@ -1,3 +1,4 @@
+import { registerPrefixes } from '../catalog/prefixes'
 import { members, organizations } from '../db/schema'
 import { type Executor, inTransaction } from '../db/tx'
 import { toShortId } from '../shared/ids'
@@ -22,17 +23,19 @@ export type OrganizationInput = {
   metadata?: Metadata | null
 }
 
-/** An organization, its owner as a member, and a first manager key: all or nothing. */
+/**
+ * An organization, its owner as a member, and a first manager key: all or nothing. Its GS1 company
+ * prefixes become its own: 409 `conflict` when another organization holds one of them or an
+ * overlapping one (registerPrefixes), and claims others made under them become disputed.
+ */
 export function createOrganization(ex: Executor, input: OrganizationInput) {
   return inTransaction(ex, async (tx) => {
+    const prefixes = [...new Set(input.gs1_company_prefixes ?? [])]
     const [org] = await tx
       .insert(organizations)
-      .values({
-        name: input.name,
-        gs1CompanyPrefixes: [...new Set(input.gs1_company_prefixes ?? [])],
-        metadata: mergeMetadata({}, input.metadata),
-      })
+      .values({ name: input.name, gs1CompanyPrefixes: prefixes, metadata: mergeMetadata({}, input.metadata) })
       .returning()
+    await registerPrefixes(tx, org!.id, prefixes)
     await tx.insert(members).values({
       organizationId: org!.id,
       userEmail: input.owner_email,

@@ -5,13 +5,18 @@ import { emit } from '../events/outbox'
 import { AppError, notFound } from '../shared/errors'
 import { brandFor, organizationProfile } from './brands'
 import { normalizeGtin } from './gtin'
+import { refuseForeignPrefix } from './prefixes'
 import { lockOwned } from './products'
 import { findProduct, toProductResource } from './resource'
 import { sendVerificationSignals } from './verification'
 
 /**
  * Claim an existing GTIN: the product links to a brand of the claiming organization (its brand's
- * name, or the organization's). Again by the owner: unchanged (idempotent). Held by another: 409.
+ * name, or the organization's). Again by the owner: unchanged (idempotent). Under a GS1 company
+ * prefix another organization holds: 409 `conflict`. Held by another: 409 `already_claimed`,
+ * unless the claimant holds the GTIN's company prefix: then its claim takes the product over (a
+ * claim made without the prefix, disputed or not, yields to the prefix's registered holder), with
+ * `product.unclaimed` to the organization that held it and `product.claimed` to the claimant.
  */
 export function claimProduct(ex: Executor, organizationId: string, gtinInput: string) {
   const gtin = normalizeGtin(gtinInput)
@@ -19,8 +24,10 @@ export function claimProduct(ex: Executor, organizationId: string, gtinInput: st
     const found = await findProduct(tx, gtin, true)
     if (!found) throw notFound('product')
     const { product } = found
+    const holder = await refuseForeignPrefix(tx, organizationId, gtin, 'claim')
     if (product.ownerId === organizationId) return toProductResource(found)
-    if (product.ownerId !== null || found.brandOrg !== null)
+    const previous = product.ownerId ?? found.brandOrg
+    if (previous !== null && holder !== organizationId)
       throw new AppError('already_claimed', `${gtin} is claimed by another organization`)
     const org = await organizationProfile(tx, organizationId)
     const brandId = found.brandName ? await brandFor(tx, organizationId, found.brandName) : null
@@ -29,6 +36,13 @@ export function claimProduct(ex: Executor, organizationId: string, gtinInput: st
       .set({ ownerId: organizationId, brandId, claimVerificationStatus: 'unverified', modified: new Date() })
       .where(eq(products.id, product.id))
     const resource = toProductResource((await findProduct(tx, gtin))!)
+    if (previous !== null)
+      await emit(tx, {
+        eventType: 'product.unclaimed',
+        organizationId: previous,
+        subjectId: product.id,
+        data: resource,
+      })
     await emit(tx, { eventType: 'product.claimed', organizationId, subjectId: product.id, data: resource })
     await sendVerificationSignals(tx, product.id, organizationId, gtin, org.prefixes)
     return resource

@@ -13,6 +13,7 @@ import { dateLabelViolations } from './date-labels'
 import { FIELD_COLUMNS, normalizeField, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
+import { refuseForeignPrefix } from './prefixes'
 import {
   candidateRows,
   candidatesOf,
@@ -58,7 +59,10 @@ function ingredientColumns(text: string | undefined) {
   }
 }
 
-/** Spec #11: the record, claimed for the key's organization; 409 `gtin_exists` when the GTIN is there. */
+/**
+ * Spec #11: the record, claimed for the key's organization; 409 `gtin_exists` when the GTIN is
+ * there, 409 `conflict` when it is under a GS1 company prefix another organization holds.
+ */
 export async function createProduct(ex: Executor, organizationId: string, input: ProductCreate) {
   const gtin = normalizeGtin(input.gtin)
   if (input.organization_id && input.organization_id !== organizationId)
@@ -66,6 +70,7 @@ export async function createProduct(ex: Executor, organizationId: string, input:
   rejectDateLabels(input)
   try {
     return await inTransaction(ex, async (tx) => {
+      await refuseForeignPrefix(tx, organizationId, gtin, 'create')
       const org = await organizationProfile(tx, organizationId)
       // spec: brand is empty when no brand is linked; none is made up from the organization's name
       const brand = input.brand ? await brandRecord(tx, organizationId, input.brand) : null

@@ -41,7 +41,7 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
         tags,
         summary: 'Create a product (spec #11)',
         description:
-          "Creates the record and claims the GTIN for the key's organization (`data_source` claimed). 409 `gtin_exists` when the GTIN is already in the catalog (claim it instead). 422 `invalid_gtin` for a bad GTIN (length, check digit, restricted-circulation or coupon range) and `date_label_violation` for prohibited date-label wording (California AB 660) in product_name, description, net_content or usage_instructions. Emits `product.created`.",
+          "Creates the record and claims the GTIN for the key's organization (`data_source` claimed). 409 `gtin_exists` when the GTIN is already in the catalog (claim it instead); 409 `conflict` when the GTIN lies under a GS1 company prefix registered to another organization. 422 `invalid_gtin` for a bad GTIN (length, check digit, restricted-circulation or coupon range) and `date_label_violation` for prohibited date-label wording (California AB 660) in product_name, description, net_content or usage_instructions. Emits `product.created`.",
       },
     },
   )
@@ -106,7 +106,7 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
       detail: {
         tags,
         summary: 'Claim a product',
-        description: `Links the product to a brand of the key's organization; \`claim_verification_status\` is prefix_matched when the GTIN is under one of its GS1 company prefixes, else unverified. Claiming again is idempotent; a GTIN held by another organization is 409 \`already_claimed\`. Emits \`product.claimed\`. ${gtinNote}`,
+        description: `Links the product to a brand of the key's organization; \`claim_verification_status\` is prefix_matched when the GTIN is under one of its GS1 company prefixes, else unverified. Claiming again is idempotent; a GTIN held by another organization is 409 \`already_claimed\`, and one under a GS1 company prefix registered to another organization is 409 \`conflict\`. The holder of the GTIN's company prefix takes over a claim another organization made without it (such a claim is \`disputed\` from the moment the prefix is registered, and the resolver withholds its links): \`product.unclaimed\` goes to that organization. Emits \`product.claimed\`. ${gtinNote}`,
       },
     },
   )

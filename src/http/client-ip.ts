@@ -59,6 +59,17 @@ export function clientAddress(socket: string | null | undefined, forwardedFor: s
   return (chain[0] ?? direct).toString()
 }
 
+/**
+ * Whether the request came through a proxy TRUST_PROXY names, so that what it forwards (the
+ * client's protocol and host) may be believed: any socket for a hop count, else one in the list.
+ */
+export function fromTrustedProxy(socket: string | null | undefined): boolean {
+  if (!trust) return false
+  if ('hops' in trust) return true
+  const direct = socket ? parse(socket) : null
+  return direct !== null && trusted(direct, trust)
+}
+
 /** The key a per-client limit counts under: the IPv4 address, or the IPv6 /64 network. */
 export function limitKey(address: string): string {
   const parsed = ipaddr.parse(address)

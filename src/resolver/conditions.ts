@@ -85,6 +85,33 @@ export class Interner {
 const upper = (s: string) => s.toUpperCase()
 const lower = (s: string) => s.toLowerCase()
 
+const PRINTABLE_ASCII = /^[\x21-\x7e]*$/
+const utf8 = new TextEncoder()
+
+/** Every character outside printable ASCII as percent-encoded UTF-8 (a lone surrogate as U+FFFD's). */
+function percentEncode(text: string): string {
+  let out = ''
+  for (const char of text) {
+    if (PRINTABLE_ASCII.test(char)) out += char
+    else for (const byte of utf8.encode(char)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+  }
+  return out
+}
+
+/**
+ * A stored target as a Location header can carry it: rules are checked when stored, but a row
+ * written before that (an IRI such as `https://ok.example/€`) must not make every scan of its
+ * product fail. WHATWG URL's serialisation, or each unsafe character percent-encoded.
+ */
+export function headerSafeUrl(url: string): string {
+  if (PRINTABLE_ASCII.test(url)) return url
+  try {
+    const href = new URL(url).href
+    if (PRINTABLE_ASCII.test(href)) return href
+  } catch {}
+  return percentEncode(url)
+}
+
 export function compileRule(row: RuleRow, shared = new Interner()): CompiledRule {
   return {
     id: row.id,
@@ -107,8 +134,10 @@ export function compileRule(row: RuleRow, shared = new Interner()): CompiledRule
     countries: shared.set(row.locationCountries, upper),
     regions: shared.set(row.locationRegions, upper),
     cities: shared.set(row.locationCities, lower),
-    href: row.customUrl,
-    anchor: shared.string(row.sectionAnchor),
+    href: headerSafeUrl(row.customUrl),
+    anchor: shared.string(
+      PRINTABLE_ASCII.test(row.sectionAnchor) ? row.sectionAnchor : percentEncode(row.sectionAnchor),
+    ),
     title: shared.string(row.title),
     mediaType: shared.string(row.mediaType),
     hreflang: shared.list(row.hreflang),

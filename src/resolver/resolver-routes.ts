@@ -8,6 +8,7 @@ import { clientAddress, limitKey } from '../http/client-ip'
 import { checkHead, checkQuery } from '../http/edge'
 import { Problem } from '../http/openapi'
 import { problemResponse, toAppError } from '../http/problems'
+import { type Listener, publicOrigin } from '../http/public-origin'
 import { consume, rateLimitHeaders } from '../http/rate-limit'
 import { logRequest, newRequestId } from '../http/request-context'
 import { pathOf, queryOf } from '../http/url'
@@ -15,7 +16,7 @@ import { AppError } from '../shared/errors'
 import type { Place } from './conditions'
 import { parseDigitalLinkPath } from './digital-link'
 import { GS1_VOC, LINK_TYPES } from './formats'
-import { anchorOf, choicesOf, choose, evaluate, explanation, linksetOf, redirectTarget } from './resolve'
+import { anchorOf, choicesOf, choose, evaluate, explanation, linksetOf, type Outcome, redirectTarget } from './resolve'
 import { type ProductRef, ruleIndex } from './rule-index'
 
 const CORS = {
@@ -60,27 +61,15 @@ function withCors(error: unknown): unknown {
     : error
 }
 
-async function resolveScan(request: Request, requestIp: () => string | undefined, caller: unknown): Promise<Response> {
+async function resolveScan(request: Request, server: Listener | null, caller: unknown): Promise<Response> {
   try {
-    return await answer(request, requestIp, caller, undefined)
+    return await answer(request, server, caller, undefined)
   } catch (error) {
     throw withCors(error)
   }
 }
 
 const NO_QUERY = new URLSearchParams()
-/** URL origins by the text before the path: the host is the client's, so at most 256 are kept. */
-const origins = new Map<string, string>()
-function originOf(url: string): string {
-  const head = url.slice(0, url.indexOf('/', url.indexOf('//') + 2))
-  let origin = origins.get(head)
-  if (origin === undefined) {
-    origin = new URL(url).origin
-    if (origins.size >= 256) origins.clear()
-    origins.set(head, origin)
-  }
-  return origin
-}
 
 /** A response now, or one to wait for: a scan of a known caller and product makes no promise. */
 type Answer = Response | Promise<Response>
@@ -89,18 +78,19 @@ type Answer = Response | Promise<Response>
  * `requestId`: sent as X-Request-Id on every answer (the Elysia routes add it themselves). An
  * anonymous caller's request is counted first, whatever it asks.
  */
-function answer(
-  request: Request,
-  requestIp: () => string | undefined,
-  caller: unknown,
-  requestId: string | undefined,
-): Answer {
-  if (caller) return resolveNow(request, undefined, requestId, undefined)
-  const address = clientAddress(requestIp(), request.headers.get('x-forwarded-for') ?? undefined)
+function answer(request: Request, server: Listener | null, caller: unknown, requestId: string | undefined): Answer {
+  if (caller) return resolveNow(request, server, undefined, requestId, undefined)
+  const socket = server?.requestIP(request)?.address
+  const address = clientAddress(socket, request.headers.get('x-forwarded-for') ?? undefined)
   return consume(ANONYMOUS, address ? limitKey(address) : 'unknown').then((state) =>
-    resolveNow(request, state ? rateLimitHeaders(state) : undefined, requestId, undefined),
+    resolveNow(request, server, state ? rateLimitHeaders(state) : undefined, requestId, undefined),
   )
 }
+
+/** A product whose claim is disputed or rejected: its rules send no one anywhere until it is settled. */
+const WITHHELD = new Set(['disputed', 'rejected'])
+const withheldReason = (status: string) =>
+  `the claim on this product is ${status}: its links are withheld until the claim is settled`
 
 /**
  * The answer to a scan; it waits only for the rule index to load (`indexWaited` once it has) or
@@ -108,6 +98,7 @@ function answer(
  */
 function resolveNow(
   request: Request,
+  server: Listener | null,
   limitHeaders: Record<string, string> | undefined,
   requestId: string | undefined,
   loaded: ProductRef | null | undefined,
@@ -126,17 +117,22 @@ function resolveNow(
       `linkType ${linkTypeParam} is not a GS1 Web Vocabulary link type (gs1:pip, …) or linkset`,
     )
   if (!indexWaited && !ruleIndex.isReady())
-    return ruleIndex.ready().then(() => resolveNow(request, limitHeaders, requestId, loaded, true))
+    return ruleIndex.ready().then(() => resolveNow(request, server, limitHeaders, requestId, loaded, true))
   const product = loaded !== undefined ? loaded : ruleIndex.knownProduct(scan.gtin)
   if (product === undefined)
-    return ruleIndex.product(scan.gtin).then((found) => resolveNow(request, limitHeaders, requestId, found, true))
+    return ruleIndex
+      .product(scan.gtin)
+      .then((found) => resolveNow(request, server, limitHeaders, requestId, found, true))
   if (!product) throw new AppError('not_found', `no product with GTIN ${scan.gtin}`)
   const now = Date.now()
   const place = placeOf(query, headers)
-  const evaluations = evaluate(ruleIndex.rulesFor(product, scan.lot, scan.serial), now, place)
-  const anchor = anchorOf(originOf(href), scan)
+  const withheld = product.claimStatus !== null && WITHHELD.has(product.claimStatus)
+  const evaluations = withheld ? [] : evaluate(ruleIndex.rulesFor(product, scan.lot, scan.serial), now, place)
+  const anchor = anchorOf(publicOrigin(request, server), scan)
   const linkType = linkset || linkTypeParam === null ? undefined : linkTypeParam
-  const outcome = choose(evaluations, linkType)
+  const outcome: Outcome = withheld
+    ? { kind: 'none', reason: withheldReason(product.claimStatus!) }
+    : choose(evaluations, linkType)
   const common: Record<string, string> = { vary: 'Accept', 'cache-control': 'no-cache' }
   if (limitHeaders !== undefined) Object.assign(common, limitHeaders)
   if (requestId !== undefined) common['x-request-id'] = requestId
@@ -150,7 +146,11 @@ function resolveNow(
     )
   if (linkset) {
     const body = linksetOf(anchor, evaluations)
-    if (!body) throw new AppError('not_found', 'no link of this product holds now and here')
+    if (!body)
+      throw new AppError(
+        'not_found',
+        outcome.kind === 'none' && withheld ? outcome.reason : 'no link of this product holds now and here',
+      )
     const text = JSON.stringify(body)
     const etag = `"${createHash('sha1').update(text).digest('base64url')}"`
     const cached = (headers.get('if-none-match') ?? '')
@@ -230,41 +230,37 @@ const DESCRIPTION = [
   'GS1-Conformant Resolver (1.2). Public; with no API key at most RESOLVER_ANONYMOUS_PER_MINUTE requests a minute per address, as search.',
   'The GTIN may be written with 8, 12, 13 or 14 digits; key qualifiers follow in the standard order. A malformed URI (check digit, qualifier order, a value outside its AI format) is 400 `invalid_digital_link`; an unknown GTIN is 404. A lot or serial that no rule names resolves as the product (the standard walks up, not 404).',
   "Choice: the applicable rules (enabled, every condition holding now: absolute window, annual window, days of week and time of day in the rule's time zone, the caller's place) of the most specific scope win (SERIAL > BATCH > PRODUCT > BRAND > ORGANIZATION), then the lowest order_index. With `linkType`, only rules of that type count (none: 404). Without it the default link is taken: the best `gs1:defaultLink` rule, else the best rule of any type. Rules tied on scope and order with different targets answer 300 with a linkset of the choices.",
+  'A product whose claim is disputed (its GTIN lies under a GS1 company prefix registered to another organization) or rejected resolves to nothing, 404, until the claim is settled: the rules of a contested claim send no one anywhere.',
+  "Links and linkset anchors start with the service's public origin: PUBLIC_URL, or behind TRUST_PROXY the proxy's X-Forwarded-Proto and X-Forwarded-Host (else the Host it passed on), checked as a host name; never a Host header a client wrote. Rule targets are sent percent-encoded.",
   '307 to the target, with the request\'s query passed on (less linkType, explain, country, region, city), the rule\'s section_anchor as fragment, and `Link: <…?linkType=linkset>; rel="linkset"`. `linkType=linkset` (or `all`), or `Accept: application/linkset+json`, answers 200 with the RFC 9264 linkset instead: per link type the links of the most specific scope offering it, and exactly one gs1:defaultLink; it carries an ETag and answers 304 to If-None-Match. CORS is open for GET, HEAD and OPTIONS.',
 ].join('\n\n')
 
 const scanRoutes = new Elysia({ name: 'digital-link-paths' }).use(auth)
 for (const tail of PATHS)
-  scanRoutes.get(
-    `/01/:gtin${tail}`,
-    ({ request, server, caller }) => resolveScan(request, () => server?.requestIP(request)?.address, caller),
-    {
-      optionalAuth: true,
-      query: ResolveQuery,
-      response: {
-        200: Linkset,
-        300: t.Object(Linkset.properties, {
-          description: 'equally good choices, as a linkset',
-          'x-content-type': LINKSET_TYPE,
-        }),
-        304: t.Void({ description: 'the linkset has not changed (If-None-Match)' }),
-        307: t.Void({ description: 'redirect: Location is the chosen target' }),
-        400: Problem,
-        401: Problem,
-        404: Problem,
-        422: Problem,
-        429: Problem,
-      },
-      detail: {
-        tags: ['Resolver'],
-        summary:
-          tail === ''
-            ? 'Resolve a GTIN (GS1 Digital Link)'
-            : `Resolve a GTIN with ${tail.replace(/\/:?/g, ' ').trim()}`,
-        description: DESCRIPTION,
-      },
+  scanRoutes.get(`/01/:gtin${tail}`, ({ request, server, caller }) => resolveScan(request, server, caller), {
+    optionalAuth: true,
+    query: ResolveQuery,
+    response: {
+      200: Linkset,
+      300: t.Object(Linkset.properties, {
+        description: 'equally good choices, as a linkset',
+        'x-content-type': LINKSET_TYPE,
+      }),
+      304: t.Void({ description: 'the linkset has not changed (If-None-Match)' }),
+      307: t.Void({ description: 'redirect: Location is the chosen target' }),
+      400: Problem,
+      401: Problem,
+      404: Problem,
+      422: Problem,
+      429: Problem,
     },
-  )
+    detail: {
+      tags: ['Resolver'],
+      summary:
+        tail === '' ? 'Resolve a GTIN (GS1 Digital Link)' : `Resolve a GTIN with ${tail.replace(/\/:?/g, ' ').trim()}`,
+      description: DESCRIPTION,
+    },
+  })
 
 const SCAN = /^\/01\/[^?]*[^/?]$/
 
@@ -281,10 +277,8 @@ function scan(request: Request, server: Server<unknown>, url: string, path: stri
 function answerTo(request: Request, server: Server<unknown>, key: string | undefined, caller: unknown, id: string) {
   if (key !== undefined && !caller)
     throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header')
-  // the address is read only to count an anonymous caller
-  return answer(request, caller ? NO_ADDRESS : () => server.requestIP(request)?.address, caller, id)
+  return answer(request, server, caller, id)
 }
-const NO_ADDRESS = () => undefined
 
 const problemOf = (error: unknown, id: string) => problemResponse(toAppError('UNKNOWN', withCors(error), id), id)
 
@@ -332,22 +326,18 @@ export function scanServeRoutes(app: () => Fallback) {
 export const resolverRoutes = new Elysia({ name: 'digital-link' })
   .use(scanRoutes)
   // any other path under /01/ is a malformed Digital Link URI (400), not an unknown route
-  .get(
-    '/01/*',
-    ({ request, server, caller }) => resolveScan(request, () => server?.requestIP(request)?.address, caller),
-    {
-      optionalAuth: true,
-      detail: { hide: true },
-    },
-  )
+  .get('/01/*', ({ request, server, caller }) => resolveScan(request, server, caller), {
+    optionalAuth: true,
+    detail: { hide: true },
+  })
   .options('/01/*', () => new Response(null, { status: 204, headers: { ...CORS, ...PREFLIGHT } }), {
     detail: { hide: true },
   })
   .get(
     '/.well-known/gs1resolver',
-    ({ request }) => ({
+    ({ request, server }) => ({
       name: 'GTIN catalog resolver',
-      resolverRoot: new URL(request.url).origin,
+      resolverRoot: publicOrigin(request, server),
       supportedPrimaryKeys: ['01'],
       supportedLinkType: [{ namespace: GS1_VOC, prefix: 'gs1:' }],
       linkTypeDefaultCanBeLinkset: false,

@@ -6,8 +6,17 @@ import { products, resolutionRules } from '../db/schema'
 import { logger } from '../shared/logger'
 import { type CompiledRule, compileRule, Interner } from './conditions'
 
-/** A product as the resolver needs it: which organization holds it and which brand it is. */
-export type ProductRef = { id: string; gtin: string; ownerId: string | null; brandId: string | null }
+/**
+ * A product as the resolver needs it: which organization holds it, which brand it is, and whether
+ * the claim stands (`claimStatus` disputed or rejected: its links are withheld).
+ */
+export type ProductRef = {
+  id: string
+  gtin: string
+  ownerId: string | null
+  brandId: string | null
+  claimStatus: string | null
+}
 
 type ProductRules = { product: CompiledRule[]; batch: Map<string, CompiledRule[]>; serial: Map<string, CompiledRule[]> }
 
@@ -19,7 +28,13 @@ const UNHEARD_TTL_MS = 1000
 const byOrder = (a: CompiledRule, b: CompiledRule) => a.orderIndex - b.orderIndex || a.created - b.created
 
 /** The columns of a ProductRef. */
-const PRODUCT_REF = { id: products.id, gtin: products.gtin, ownerId: products.ownerId, brandId: products.brandId }
+const PRODUCT_REF = {
+  id: products.id,
+  gtin: products.gtin,
+  ownerId: products.ownerId,
+  brandId: products.brandId,
+  claimStatus: products.claimVerificationStatus,
+}
 
 const productByGtin = () =>
   prepared('resolver_product_by_gtin', (name) =>
@@ -183,6 +198,7 @@ class RuleIndex {
       gtin: row.gtin,
       ownerId: shared.string(row.ownerId),
       brandId: shared.string(row.brandId),
+      claimStatus: row.claimStatus,
     }
   }
 

@@ -77,6 +77,30 @@ const DEFAULTS = {
 
 const date = (value: string | null | undefined) => (value === undefined ? undefined : value ? new Date(value) : null)
 
+/**
+ * 422 unless a given date-time names a day that exists and falls in years 1000-9999 (UTC): the
+ * schema checks the form as written; an offset can still carry it past either end.
+ */
+function checkDateTimes(input: RuleInput) {
+  for (const field of ['absolute_start_at', 'absolute_end_at'] as const) {
+    const value = input[field]
+    if (value === undefined || value === null) continue
+    const at = new Date(value)
+    const year = at.getUTCFullYear()
+    // a day past its month's end (02-30) is rolled over by Date, or refused: either way not as written
+    const sameDay = !Number.isNaN(year) && Number(value.slice(8, 10)) === dayOfMonth(value, at)
+    if (!sameDay || year < 1000 || year > 9999)
+      throw invalidField(field, 'must be an existing date and time with a year from 1000 to 9999 (UTC)')
+  }
+}
+
+/** The day of the month of `at` in the offset the text was written in. */
+function dayOfMonth(text: string, at: Date) {
+  const offset = /([+-])([0-9]{2}):([0-9]{2})$/.exec(text)
+  const minutes = offset ? (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) : 0
+  return new Date(at.getTime() + minutes * 60_000).getUTCDate()
+}
+
 /** The stored values after applying `input` to `base` (the row, or the defaults on create). */
 function merge(base: RuleValues, input: RuleInput): RuleValues {
   const rescoped = input.scope_type !== undefined && input.scope_type !== base.scopeType
@@ -111,13 +135,26 @@ function merge(base: RuleValues, input: RuleInput): RuleValues {
   }
 }
 
-function checkUrl(value: string) {
+const MAX_URL = 2048
+/** Printable ASCII: what a Location header carries as it is. */
+const HEADER_SAFE = /^[\x21-\x7e]*$/
+
+/**
+ * 422 unless an absolute http(s) URL. The URL is stored as written when it is printable ASCII;
+ * an IRI (`https://ok.example/€`, an internationalised host) is stored percent-encoded (and the
+ * host in punycode), as WHATWG URL writes it, so that it can go into a Location header.
+ */
+function storedUrl(value: string): string {
   let url: URL | null = null
   try {
     url = new URL(value)
   } catch {}
   if (!url || !['http:', 'https:'].includes(url.protocol) || !url.hostname || /\s/.test(value))
     throw invalidField('custom_url', 'must be an absolute http(s) URL')
+  if (HEADER_SAFE.test(value)) return value
+  if (url.href.length > MAX_URL || !HEADER_SAFE.test(url.href))
+    throw invalidField('custom_url', `must be at most ${MAX_URL} characters once percent-encoded`)
+  return url.href
 }
 
 function checkPair(start: string | null, end: string | null, startField: string, endField: string) {
@@ -128,9 +165,9 @@ function checkPair(start: string | null, end: string | null, startField: string,
     )
 }
 
-/** Contract §6 on the merged values; 422 naming the first field that is wrong. */
+/** Contract §6 on the merged values (the URL normalised in place); 422 naming the first field that is wrong. */
 function checkFormats(v: RuleValues) {
-  checkUrl(v.customUrl)
+  v.customUrl = storedUrl(v.customUrl)
   const linkProblem = linkTypeProblem(v.linkType)
   if (linkProblem) throw invalidField('link_type', linkProblem)
   if (!isTimeZone(v.timezone))
@@ -214,6 +251,7 @@ export function createRule(
   organizationId: string,
   input: RuleInput & { scope_type: ScopeType; custom_url: string },
 ) {
+  checkDateTimes(input)
   return inTransaction(ex, async (tx) => {
     const values = merge({ ...DEFAULTS, organizationId, scopeType: input.scope_type, customUrl: '' }, input)
     checkFormats(values)
@@ -266,6 +304,7 @@ export function listRules(organizationId: string, filter: RuleFilter, page: Page
 
 /** Partial update: omitted fields are kept, null clears a nullable one, metadata merges. */
 export function updateRule(ex: Executor, organizationId: string, id: string, input: RuleInput) {
+  checkDateTimes(input)
   return inTransaction(ex, async (tx) => {
     const row = await lockRule(tx, organizationId, id)
     const values = merge(row, input)

@@ -14,6 +14,23 @@ const Scope = Enum(SCOPE_TYPES, {
 const DateTime = t.String({ format: 'date-time' })
 const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
 
+/**
+ * RFC 3339 date-time (contract §6) with a year of 1000-9999: Elysia's `date-time` format also takes
+ * a bare date, and `+275760-…` or year 0 parse in JavaScript yet overflow PostgreSQL (a 500 before);
+ * a stored year below 100 reads back a century off (2001 for 0001), so no rule reaches that far.
+ * Whether the day exists in its month is checked when the rule is stored.
+ */
+const RFC3339 =
+  '^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$'
+const DATE_TIME_ERROR =
+  'must be an RFC 3339 date-time with a time zone and a year from 1000 to 9999 (2026-05-01T00:00:00Z), or null'
+/** The union carries the message: a union's own error would only say "expected union value". */
+const RuleDateTime = (description: string) =>
+  t.Union([t.String({ format: 'date-time', pattern: RFC3339, error: DATE_TIME_ERROR }), t.Null()], {
+    error: DATE_TIME_ERROR,
+    description,
+  })
+
 const MMDD = t.String({
   pattern: '^[0-9]{2}-[0-9]{2}$',
   error: 'must be MM-DD',
@@ -74,10 +91,8 @@ const fields = {
   order_index: t.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'default 0' })),
   enabled: t.Optional(t.Boolean({ description: 'default true' })),
   metadata: t.Optional(MetadataIn),
-  absolute_start_at: t.Optional(Nullable(t.String({ format: 'date-time', error: 'must be an ISO 8601 date-time' }))),
-  absolute_end_at: t.Optional(
-    Nullable(t.String({ format: 'date-time', error: 'must be an ISO 8601 date-time after absolute_start_at' })),
-  ),
+  absolute_start_at: t.Optional(RuleDateTime('the rule applies from then on')),
+  absolute_end_at: t.Optional(RuleDateTime('the rule applies until then (exclusive); after absolute_start_at')),
   annual_start_mmdd: t.Optional(Nullable(MMDD)),
   annual_end_mmdd: t.Optional(Nullable(MMDD)),
   days_of_week: t.Optional(

@@ -7,13 +7,16 @@ const SHORT = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz]{22}$
 describe('POST /account/api/v1/organizations (operator)', () => {
   test('creates the organization, its owner member and a manager key', async () => {
     const email = `${unique('ann')}@acme.test`
+    // a prefix belongs to one organization (issue 44): a fresh one, so that a database reused by
+    // another run (DATABASE_URL) takes it again
+    const prefix = `06${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`
     const res = await post(
       ORGS,
       {
         name: 'Acme Foods',
         owner_email: email,
         owner_name: 'Ann',
-        gs1_company_prefixes: ['0614141'],
+        gs1_company_prefixes: [prefix],
         metadata: { tier: 'gold' },
       },
       undefined,
@@ -24,7 +27,7 @@ describe('POST /account/api/v1/organizations (operator)', () => {
     expect(Object.keys(organization).sort()).toEqual(['created', 'gs1_company_prefixes', 'id', 'metadata', 'name'])
     expect(organization).toMatchObject({
       name: 'Acme Foods',
-      gs1_company_prefixes: ['0614141'],
+      gs1_company_prefixes: [prefix],
       metadata: { tier: 'gold' },
     })
     expect(organization.id).toMatch(SHORT)

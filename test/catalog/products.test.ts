@@ -75,7 +75,9 @@ describe('create (spec #11)', () => {
 
   test('every field given comes back; GTIN in any form; prefix-matched claim; field confidence', async () => {
     const gtin = uniqueGtin()
-    const org = await createOrganization({ gs1_company_prefixes: [gtin.slice(0, 7)] })
+    // a 12-digit prefix: a prefix belongs to one organization (issue 44), and a 7-digit one would
+    // hold the GTINs other tests make in the same 100 s
+    const org = await createOrganization({ gs1_company_prefixes: [gtin.slice(0, 12)] })
     const body = {
       gtin: `${gtin.slice(0, 4)}-${gtin.slice(4)}`,
       organization_id: org.id,

@@ -13,6 +13,23 @@ export const organizations = pgTable('organizations', {
   created: created(),
 })
 
+/**
+ * Who holds each GS1 company prefix (migration 0022): one organization per prefix, and no prefix of
+ * one organization is a prefix of another's. `organizations.gs1_company_prefixes` keeps what an
+ * organization was registered with; this is what ownership checks read.
+ */
+export const companyPrefixes = pgTable(
+  'gs1_company_prefixes',
+  {
+    prefix: varchar({ length: 12 }).primaryKey(),
+    organizationId: uuid()
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    created: created(),
+  },
+  (table) => [index('gs1_company_prefixes_organization_idx').on(table.organizationId)],
+)
+
 export const members = pgTable(
   'members',
   {
