@@ -24,7 +24,9 @@ export function feedsCommands(program: Command) {
     .action(exits(showSchedules))
   feeds
     .command('import')
-    .description('import a feed file through the pg-boss pipeline and print the run counts (exit 1 when it failed)')
+    .description(
+      "import a feed file as the platform (its values carry the source's weight) through the pg-boss pipeline and print the run counts (exit 1 when it failed)",
+    )
     .addOption(
       new Option('--source <source>', 'where the file comes from')
         .choices(['off', 'usda', 'affiliate'])
@@ -58,6 +60,7 @@ async function importFeed(values: ImportOptions): Promise<number> {
     await createQueues()
     await bind(boss!, feedsImport)
     await bind(boss!, feedsChunk)
+    // no organization: the operator's run is the platform's, as with the admin token
     const created = await createRun(database.db, null, {
       source: values.source,
       format: values.format,

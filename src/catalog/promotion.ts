@@ -19,6 +19,7 @@ type Contributed = Partial<Record<ContributableField, string>>
 /**
  * A crowd contribution (202): stored as candidates from the contributing organization, and a
  * `catalog.promote` job queued in the same transaction. Date labels are flagged on read, not rejected.
+ * Of a product another organization has claimed, it is kept but decides nothing (speaksFor).
  */
 export async function contribute(ex: Executor, organizationId: string, gtinInput: string, fields: Contributed) {
   const gtin = normalizeGtin(gtinInput)
@@ -124,7 +125,11 @@ export function promoteProducts(ex: Executor, productIds: string[]) {
       .orderBy(asc(products.id))
       .for('update', { of: products })
     const candidates = Map.groupBy(await candidatesOfMany(tx, productIds), (c) => c.productId)
-    const decided: Decided[] = rows.map((row) => ({ row, winners: decide(candidates.get(row.product.id) ?? []) }))
+    // of a claimed product, only its owner's and the platform's statements decide (speaksFor)
+    const decided: Decided[] = rows.map((row) => ({
+      row,
+      winners: decide(candidates.get(row.product.id) ?? [], row.product.ownerId ?? row.brandOrg),
+    }))
     const brandIds = await brandsFor(
       tx,
       decided.flatMap(({ row, winners }) => {

@@ -1,7 +1,7 @@
-import { asc, eq, inArray } from 'drizzle-orm'
+import { asc, eq, inArray, sql } from 'drizzle-orm'
 import { jsonb, pgView, real, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { config } from '../config'
-import { productCandidates } from '../db/schema'
+import { brands, productCandidates, products } from '../db/schema'
 import { type DATA_SOURCES, dataSource } from '../db/schema/catalog'
 import type { Executor, Tx } from '../db/tx'
 import { toShortId } from '../shared/ids'
@@ -23,7 +23,9 @@ export const SOURCE_CONFIDENCE: Record<DataSource, number> = {
   datakick: 0.5,
   common_crawl_wdc: 0.5,
   ai_extracted: 0.45,
-  crowd_sourced: 0.4, // one alone stays below the 0.6 threshold; two independent agreeing reach 0.64
+  // an organization's own statement (a contribution, or a feed run started with its key): one alone
+  // stays below the 0.6 threshold; two independent agreeing reach 0.64
+  crowd_sourced: 0.4,
 }
 
 /** Fields that have candidates: every stored scalar field and the brand name. */
@@ -94,7 +96,20 @@ export async function recordCandidates(
   contributorId: string | null,
 ) {
   await insertCandidates(tx, candidateRows(productId, input, source, contributorId))
-  return summarize(decide(await candidatesOf(tx, productId)))
+  return summarize(decide(await candidatesOf(tx, productId), await ownerOf(tx, productId)))
+}
+
+/**
+ * The organization that has claimed a product: its owner, or the organization its brand belongs
+ * to (a product is claimed when either is set, as the API shows `is_claimed`); null when unclaimed.
+ */
+export async function ownerOf(ex: Executor, productId: string): Promise<string | null> {
+  const [row] = await ex
+    .select({ owner: sql<string | null>`coalesce(${products.ownerId}, ${brands.organizationId})` })
+    .from(products)
+    .leftJoin(brands, eq(brands.id, products.brandId))
+    .where(eq(products.id, productId))
+  return row?.owner ?? null
 }
 
 export const candidatesOf = (ex: Executor, productId: string) =>
@@ -140,13 +155,27 @@ function care(value: unknown): number {
 }
 
 /**
+ * Whether a candidate may decide a field of a product that `owner` has claimed (null: nobody has).
+ * An organization's own statements (crowd contributions, its feed runs) never decide a field of
+ * another organization's claimed product, not even one its owner left empty: a claimed product's
+ * fields come from its owner, or from platform sources (feeds the platform runs).
+ */
+export const speaksFor = (owner: string | null) => (c: Candidate) =>
+  owner === null || c.source !== 'crowd_sourced' || c.contributorId === owner
+
+/**
  * The canonical value of each field. The newest claimed value wins outright. Otherwise values are
  * grouped by their comparison key; each independent contributor (organization, or source when
  * anonymous) counts once with its best confidence, combined as 1 - Π(1 - c); the best group wins if
- * it reaches the threshold, written as its most trusted (then newest) member wrote it.
+ * it reaches the threshold, written as its most trusted (then newest) member wrote it. Of a claimed
+ * product (`owner`), other organizations' statements are left out (speaksFor).
  */
-export function decide(candidates: Candidate[], threshold = config.PROMOTION_THRESHOLD): Map<string, Winner> {
-  const byField = Map.groupBy(candidates, (c) => c.field)
+export function decide(
+  candidates: Candidate[],
+  owner: string | null = null,
+  threshold = config.PROMOTION_THRESHOLD,
+): Map<string, Winner> {
+  const byField = Map.groupBy(candidates.filter(speaksFor(owner)), (c) => c.field)
   const winners = new Map<string, Winner>()
   for (const [field, list] of byField) {
     const claimed = list.filter((c) => c.source === 'claimed').at(-1)
@@ -195,7 +224,9 @@ export function summarize(winners: Map<string, Winner>) {
 /** GET …/provenance: every candidate per field, newest first, with the canonical one marked. */
 export async function provenanceOf(ex: Executor, productId: string, gtin: string) {
   const candidates = await candidatesOf(ex, productId)
-  const winners = decide(candidates)
+  const owner = await ownerOf(ex, productId)
+  const winners = decide(candidates, owner)
+  const counts = speaksFor(owner)
   const fields: Record<
     string,
     {
@@ -216,7 +247,7 @@ export async function provenanceOf(ex: Executor, productId: string, gtin: string
       confidence: c.confidence,
       contributor_id: c.contributorId ? toShortId(c.contributorId) : null,
       created: c.created.toISOString(),
-      canonical: winner !== undefined && comparisonKey(winner.value) === comparisonKey(c.value),
+      canonical: winner !== undefined && counts(c) && comparisonKey(winner.value) === comparisonKey(c.value),
     })
   }
   return { gtin, fields }

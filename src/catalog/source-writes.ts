@@ -35,8 +35,10 @@ async function idsOf(tx: Tx, gtins: string[]) {
  * The write path of feeds: many products in a few statements, in the caller's transaction.
  * Unknown GTINs become unclaimed products (no owner, no brand, `data_source` the source); every
  * given value is recorded as a candidate of the source (normalised as the API stores it), never
- * written over the record directly. What the source (and contributor) said of these products before
- * is replaced: a source states one value a field at a time. Deciding the fields of existing
+ * written over the record directly. What the same source and contributor said of these products
+ * before is replaced, and nothing else: a statement is keyed by (product, source, contributor), so
+ * an organization's statement (crowd_sourced, its id) replaces only its own earlier one and never
+ * another source's or organization's candidates. Deciding the fields of existing
  * products is the caller's (promoteProducts, or a `catalog.promote` job), so a claimed
  * (brand-owner) value always wins. With `decideNew`, the products it creates are written once with
  * their decided values and announced (insertDecidedProducts); otherwise they are made empty.

@@ -9,7 +9,7 @@ import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, reta
 import type { Tx } from '../db/tx'
 import { upsertOffers } from './offers'
 import { chunkQueue } from './queues'
-import { finishIfComplete } from './runs'
+import { finishIfComplete, statementOf } from './runs'
 
 const SAMPLE_PER_CHUNK = 20
 
@@ -47,9 +47,10 @@ const hashOf = (r: FeedRecord) =>
 /**
  * Writes one chunk (the `feeds.chunk` job), all or nothing, at most once: a chunk already done is
  * skipped, so a retried job writes nothing twice. A record whose content hash matches what the
- * source said last time is counted unchanged and written nowhere; the others become candidates
- * (replacing the source's earlier values), their products are promoted in the same transaction,
- * and an affiliate feed's offers are upserted.
+ * source said last time through the same runner is counted unchanged and written nowhere; the
+ * others become candidates of the run's statement (statementOf, replacing that statement's earlier
+ * values), their products are promoted in the same transaction, and an affiliate feed's offers are
+ * upserted (the retailer's own data, whoever runs its feed).
  */
 export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   const [row] = await tx
@@ -61,12 +62,15 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   const [run] = await tx.select().from(feedRuns).where(eq(feedRuns.id, runId))
   const source = DATA_SOURCE_OF[run!.source]
   const scope = run!.retailerId ?? NIL_SCOPE
+  // what this runner's earlier runs of the source said (the platform's, or one organization's)
+  const runner = run!.contributorId ?? NIL_SCOPE
   const [retailer] = run!.retailerId
     ? await tx
         .select({ id: retailers.id, organizationId: retailers.organizationId })
         .from(retailers)
         .where(eq(retailers.id, run!.retailerId))
     : []
+  const statement = statementOf(run!, retailer?.organizationId ?? null)
 
   // the newest record of each key (a GTIN; an affiliate feed's item id)
   const byKey = new Map<string, Keyed>()
@@ -87,7 +91,14 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
               lastRunId: feedRecords.lastRunId,
             })
             .from(feedRecords)
-            .where(and(eq(feedRecords.source, source), eq(feedRecords.scope, scope), inArray(feedRecords.key, keys)))
+            .where(
+              and(
+                eq(feedRecords.source, source),
+                eq(feedRecords.scope, scope),
+                eq(feedRecords.contributorId, runner),
+                inArray(feedRecords.key, keys),
+              ),
+            )
         ).map((k) => [k.key, k])
       : [],
   )
@@ -104,9 +115,9 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   // a merchant's multipack says nothing of the unit: its product must exist, its values stand
   const { ids, created } = await writeSourceRecords(
     tx,
-    source,
+    statement.source,
     changed.map((r) => ({ gtin14: r.gtin14, fields: r.offer?.multipack ? null : r.fields })),
-    retailer?.organizationId ?? null,
+    statement.contributorId,
     { decideNew: true },
   )
   // new products were written with their decided values; the others are promoted now
@@ -118,9 +129,9 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   )
   if (changed.length)
     await tx.execute(sql`insert into feed_records
-        (source, scope, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
-      select ${source}, ${scope}::uuid, key, gtin, product_id, content_hash, version, reading, ${runId}::uuid,
-        ${run!.full ? runId : null}::uuid
+        (source, scope, contributor_id, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
+      select ${source}, ${scope}::uuid, ${runner}::uuid, key, gtin, product_id, content_hash, version, reading,
+        ${runId}::uuid, ${run!.full ? runId : null}::uuid
       from ${unnestRows(changed, 'r', {
         key: ['text', (r) => r.key],
         gtin: ['text', (r) => r.gtin14],
@@ -129,7 +140,7 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
         version: ['int8', (r) => r.version],
         reading: ['text', (r) => r.reading],
       })}
-      on conflict (source, scope, key) do update set
+      on conflict (source, scope, contributor_id, key) do update set
         gtin = excluded.gtin, product_id = excluded.product_id, content_hash = excluded.content_hash,
         version = excluded.version, reading = excluded.reading, last_run_id = excluded.last_run_id,
         full_run_id = coalesce(excluded.full_run_id, feed_records.full_run_id)`)
@@ -137,7 +148,14 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
     await tx
       .update(feedRecords)
       .set({ lastRunId: runId, ...(run!.full ? { fullRunId: runId } : {}) })
-      .where(and(eq(feedRecords.source, source), eq(feedRecords.scope, scope), inArray(feedRecords.key, unchanged)))
+      .where(
+        and(
+          eq(feedRecords.source, source),
+          eq(feedRecords.scope, scope),
+          eq(feedRecords.contributorId, runner),
+          inArray(feedRecords.key, unchanged),
+        ),
+      )
   if (retailer)
     await upsertOffers(
       tx,

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import type { Caller } from '../accounts/key-cache'
 import { GtinParams } from '../catalog/schemas'
 import { db } from '../db/client'
 import { transaction } from '../db/tx'
@@ -12,12 +13,16 @@ import { Offer, OfferQuery, Run, RunCreate, RunParams, RunQuery, RunUploadQuery,
 
 const tags = ['Feeds']
 
+/** Whose runs a reader sees: the admin token's are the platform's (null), a key's its organization's. */
+const reader = (admin: boolean, caller: Caller | null) => (admin ? null : caller!.organizationId)
+
 export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/runs' })
   .use(auth)
   .post(
     '',
-    async ({ apiKey, body, query, request, status }) => {
-      const organizationId = apiKey.organizationId
+    async ({ admin, caller, body, query, request, status }) => {
+      // the admin token runs it as the platform (the source's weight); a key as its organization's statement
+      const organizationId = admin ? null : caller!.organizationId
       if (typeof body === 'string' && !request.headers.get('content-type')?.startsWith('text/csv'))
         throw invalidField('body', 'must be a JSON object naming a server file, or a file upload')
       if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
@@ -55,7 +60,7 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
       )
     },
     {
-      auth: { role: 'manager' },
+      keyOrAdmin: { role: 'manager' },
       body: t.Union([
         RunCreate,
         t.String({ description: 'a CSV feed file (up to 20 MiB)', 'x-media-types': ['text/csv'] }),
@@ -67,29 +72,30 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
         tags,
         summary: 'Start a feed import',
         description:
-          "Either JSON naming a server file (`path`, inside the feed folder FEED_DIR) or the file itself as the body (Content-Type text/csv, text/tab-separated-values, application/x-ndjson, application/gzip or application/octet-stream; up to 20 MiB) with `source` and the other options as query parameters. Sources: `off` (Open Food Facts JSONL dump or tab-separated CSV export), `usda` (FoodData Central Branded Foods: the CSV folder, server path only, or the JSON download), `affiliate` (a Google Merchant style CSV/TSV of the retailer `retailer_id`, which must be your organization's; `mapping` renames columns). Gzip is detected from the content. The run is a pg-boss job that cuts the file into chunks of FEED_CHUNK_ROWS rows, each its own job (written once, even when retried); poll the run for progress and counts. Values become candidates of the source (weights: gtin1_authoritative 0.95 > usda_fdc 0.8 > open_food_facts 0.7 > affiliate_feed 0.6 > crowd_sourced 0.4) and the products are promoted at once; a brand owner's claimed value is never overwritten. A row whose content is unchanged since the source's last import is skipped. Manager keys only.",
+          "Either JSON naming a server file (`path`, inside the feed folder FEED_DIR) or the file itself as the body (Content-Type text/csv, text/tab-separated-values, application/x-ndjson, application/gzip or application/octet-stream; up to 20 MiB) with `source` and the other options as query parameters. Sources: `off` (Open Food Facts JSONL dump or tab-separated CSV export), `usda` (FoodData Central Branded Foods: the CSV folder, server path only, or the JSON download), `affiliate` (a Google Merchant style CSV/TSV of the retailer `retailer_id`, which must be your organization's; `mapping` renames columns). Gzip is detected from the content. The run is a pg-boss job that cuts the file into chunks of FEED_CHUNK_ROWS rows, each its own job (written once, even when retried); poll the run for progress and counts. Who runs it decides its authority (`authority` on the run): with the X-Admin-Token header the platform runs it and its values become candidates of the source (weights: gtin1_authoritative 0.95 > usda_fdc 0.8 > open_food_facts 0.7 > affiliate_feed 0.6); with a manager key it is your organization's statement, whatever the source: its values are recorded as crowd_sourced candidates (0.4) with your organization as contributor, so one organization alone never changes a field (agreement with another organization or a platform source does), a run replaces only your organization's own earlier statement of a product, and it decides no field of a product another organization has claimed. The products are promoted at once; a brand owner's claimed value is never overwritten. A row whose content is unchanged since the same runner's last import of the source is skipped. Manager keys or the admin token.",
       },
     },
   )
-  .get('', ({ apiKey, query }) => listRuns(apiKey.organizationId, { status: query.status }, query), {
-    auth: { role: 'manager' },
+  .get('', ({ admin, caller, query }) => listRuns(reader(admin, caller), { status: query.status }, query), {
+    keyOrAdmin: { role: 'readonly' },
     query: RunQuery,
     response: { 200: Page(Run), ...errorResponses },
     detail: {
       tags,
       summary: 'List feed import runs',
-      description: "Your organization's runs, newest first; `status` filters.",
+      description:
+        "Your organization's runs (any role), newest first; `status` filters. With the X-Admin-Token header instead of a key: the platform's runs (started with the admin token, the CLI or a schedule).",
     },
   })
-  .get('/:run_id', ({ apiKey, params }) => getRun(db, apiKey.organizationId, params.run_id), {
-    auth: { role: 'manager' },
+  .get('/:run_id', ({ admin, caller, params }) => getRun(db, reader(admin, caller), params.run_id), {
+    keyOrAdmin: { role: 'readonly' },
     params: RunParams,
     response: { 200: Run, ...errorResponses },
     detail: {
       tags,
       summary: 'Get a feed import run',
       description:
-        "Status (queued, running, succeeded, failed with `error`), progress, counts (read, created, updated, unchanged, rejected), how codes were read, the first rejected rows with line numbers and reasons, and for full imports the products that disappeared. Another organization's run is 404.",
+        "Status (queued, running, succeeded, failed with `error`), progress, counts (read, created, updated, unchanged, rejected), how codes were read, the first rejected rows with line numbers and reasons, and for full imports the products that disappeared. Any role of the organization reads its runs; another organization's run is 404. The admin token reads the platform's runs, not an organization's own.",
     },
   })
 

@@ -44,13 +44,18 @@ export type RunInput = {
   retailerId?: string | null
   full?: boolean
   mapping?: ColumnMapping
+  /** the platform runs it although `organizationId` sees it (a schedule naming an organization) */
+  platform?: boolean
 }
 
 /**
- * Records a run and queues its `feeds.import` job in one transaction. An affiliate run needs a
- * retailer of the caller's organization (any retailer for the CLI, which passes null).
+ * Records a run and queues its `feeds.import` job in one transaction. Who runs it decides its
+ * authority: with an organization (its key), the run is that organization's statement; with none
+ * (the admin token, the CLI), or `platform` (a schedule), the platform's, carrying the source's
+ * weight. An affiliate run needs a retailer of the run's organization (any retailer without one).
  */
 export async function createRun(ex: Executor, organizationId: string | null, input: RunInput) {
+  const contributorId = input.platform ? null : organizationId
   if (input.source === 'affiliate' && !input.retailerId)
     throw invalidField('retailer_id', 'an affiliate feed needs the retailer whose offers it lists')
   if (input.source !== 'affiliate' && input.retailerId)
@@ -74,6 +79,7 @@ export async function createRun(ex: Executor, organizationId: string | null, inp
       .insert(feedRuns)
       .values({
         organizationId,
+        contributorId,
         source: input.source,
         format: format!,
         file: input.file ?? input.upload?.name ?? input.path!,
@@ -87,6 +93,24 @@ export async function createRun(ex: Executor, organizationId: string | null, inp
     await importQueue.send(tx, { runId: run!.id }, { singletonKey: run!.id })
     return runResource(run!, [])
   })
+}
+
+/**
+ * Under which source and contributor a run's product values are recorded. The platform's run
+ * (contributorId null: the admin token, the CLI, a schedule) speaks with its source's weight; an
+ * affiliate feed's values stay its retailer's organization's, as one independent contributor. A
+ * run started with an organization's key is that organization's statement, recorded as a crowd
+ * contribution of it: one organization alone never promotes a value, it replaces only its own
+ * earlier statement of a product (writeSourceRecords), and it decides nothing of a product
+ * another organization has claimed (speaksFor).
+ */
+export function statementOf(
+  run: Pick<typeof feedRuns.$inferSelect, 'source' | 'contributorId'>,
+  retailerOrg: string | null,
+) {
+  return run.contributorId === null
+    ? { source: DATA_SOURCE_OF[run.source], contributorId: retailerOrg }
+    : { source: 'crowd_sourced' as const, contributorId: run.contributorId }
 }
 
 /** The format of uploaded bytes: gzip is looked into; "{" starts JSON. */
@@ -126,7 +150,8 @@ export function runResource(run: RunRow, chunks: ChunkFigures[]) {
   return {
     id: toShortId(run.id),
     source: run.source,
-    data_source: DATA_SOURCE_OF[run.source],
+    authority: run.contributorId === null ? ('platform' as const) : ('organization' as const),
+    data_source: statementOf(run, null).source,
     format: run.format,
     file: run.file,
     retailer_id: run.retailerId ? toShortId(run.retailerId) : null,
@@ -172,19 +197,27 @@ const chunkFigures = {
 const chunksOf = (ex: Executor, runId: string) =>
   ex.select(chunkFigures).from(feedRunChunks).where(eq(feedRunChunks.runId, runId)).orderBy(feedRunChunks.chunk)
 
-/** A run by id; another organization's is 404 (null organization: the operator, sees all). */
+/**
+ * The runs a reader sees: an organization (any role of it) the runs it started or a schedule
+ * shows it; the platform (organization null: the admin token, the CLI) the runs it started itself,
+ * schedules' included, and no organization's own runs.
+ */
+const visibleTo = (organizationId: string | null) =>
+  organizationId === null ? isNull(feedRuns.contributorId) : eq(feedRuns.organizationId, organizationId)
+
+/** A run by id; one the reader does not see (visibleTo) is 404. */
 export async function getRun(ex: Executor, organizationId: string | null, runId: string) {
-  const [run] = await ex.select().from(feedRuns).where(eq(feedRuns.id, runId))
-  if (!run || (organizationId !== null && run.organizationId !== organizationId)) throw notFound('run')
+  const [run] = await ex
+    .select()
+    .from(feedRuns)
+    .where(and(eq(feedRuns.id, runId), visibleTo(organizationId)))
+  if (!run) throw notFound('run')
   return runResource(run, await chunksOf(ex, runId))
 }
 
-/** The organization's runs, newest first. */
-export function listRuns(organizationId: string, filter: { status?: RunRow['status'] }, page: PageQuery) {
-  const where = and(
-    eq(feedRuns.organizationId, organizationId),
-    filter.status ? eq(feedRuns.status, filter.status) : undefined,
-  )
+/** The runs the reader sees (visibleTo), newest first. */
+export function listRuns(organizationId: string | null, filter: { status?: RunRow['status'] }, page: PageQuery) {
+  const where = and(visibleTo(organizationId), filter.status ? eq(feedRuns.status, filter.status) : undefined)
   return paginate(
     page,
     async (limit, offset) => {
@@ -214,8 +247,8 @@ export async function failRun(ex: Executor, runId: string, reason: string) {
 /**
  * Succeeds the run once it is cut into chunks and every chunk is written (called by the splitter
  * and by each chunk, under the run's row lock, so exactly one of them sees it complete). A full
- * import then records which of the source's products the previous full import had and this one
- * did not: counted and sampled, never deleted.
+ * import then records which of the source's products the previous full import by the same runner
+ * (the same organization, or the platform) had and this one did not: counted and sampled, never deleted.
  */
 export async function finishIfComplete(tx: Tx, runId: string) {
   const [run] = await tx.select().from(feedRuns).where(eq(feedRuns.id, runId)).for('update')
@@ -234,6 +267,7 @@ export async function finishIfComplete(tx: Tx, runId: string) {
         and(
           eq(feedRuns.source, run.source),
           run.retailerId ? eq(feedRuns.retailerId, run.retailerId) : isNull(feedRuns.retailerId),
+          run.contributorId ? eq(feedRuns.contributorId, run.contributorId) : isNull(feedRuns.contributorId),
           eq(feedRuns.full, true),
           eq(feedRuns.status, 'succeeded'),
           lt(feedRuns.created, run.created),
@@ -245,6 +279,7 @@ export async function finishIfComplete(tx: Tx, runId: string) {
       ? and(
           eq(feedRecords.source, DATA_SOURCE_OF[run.source]),
           eq(feedRecords.scope, run.retailerId ?? NIL_SCOPE),
+          eq(feedRecords.contributorId, run.contributorId ?? NIL_SCOPE),
           eq(feedRecords.fullRunId, previous.id),
         )
       : undefined

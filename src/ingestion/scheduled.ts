@@ -22,14 +22,17 @@ const DEFAULT_FORMAT: Record<FeedSource, FeedFormat> = {
 
 /**
  * One firing of a scheduled import: downloads the URL (into FEED_DIR/downloads) or takes the path
- * (absolute, or relative to FEED_DIR), then records a run exactly as the API and CLI do. Every
+ * (absolute, or relative to FEED_DIR), then records a run exactly as the API and CLI do, as the
+ * platform's (the entry's organization, if any, sees it). Every
  * firing leaves a run: one that cannot start (a refused or failing download, a missing file, an
  * unknown retailer or organization) is recorded as failed with the reason, so it shows in `GET …/runs`.
  */
 export async function startScheduledImport(entry: ScheduledImport, now = new Date()): Promise<string> {
   const organizationId = entry.organization_id ? parseId(entry.organization_id) : null
   const file = entry.url ?? entry.path!
+  // a schedule is the operator's: the platform runs it (its source's weight); the organization only sees it
   const input = {
+    platform: true,
     source: entry.source,
     format: entry.format,
     retailerId: entry.retailer_id ? parseId(entry.retailer_id) : null,

@@ -28,7 +28,10 @@ export const ScheduledImport = t.Object(
     url: t.Optional(Chars(2048, { pattern: '^https?://' })),
     /** shortuuid or UUID */
     retailer_id: t.Optional(Chars(36, { minLength: 1 })),
-    /** the organization whose managers see the runs through the API (default: none, as the CLI) */
+    /**
+     * the organization that sees the runs through the API (default: none, as the CLI); the runs
+     * stay the platform's, with the source's weight, never that organization's statement
+     */
     organization_id: t.Optional(Chars(36, { minLength: 1 })),
     full: t.Optional(t.Boolean()),
     mapping: t.Optional(Mapping),

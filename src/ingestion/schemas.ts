@@ -60,7 +60,13 @@ export const Run = t.Object(
   {
     id: ShortId,
     source: Source,
-    data_source: t.String({ description: 'the catalog provenance source its values are recorded under' }),
+    authority: Enum(['platform', 'organization'], {
+      description:
+        "who runs it: `platform` (the admin token, the CLI, a schedule): its values carry the source's weight; `organization` (a manager key): the organization's own statement, recorded with it as contributor and weighted as a crowd contribution (crowd_sourced, 0.4: one organization alone never promotes a value), which never displaces another source's or organization's values and decides no field of another organization's claimed product",
+    }),
+    data_source: t.String({
+      description: 'the catalog provenance source its values are recorded under (crowd_sourced for an organization)',
+    }),
     format: Format,
     file: t.String(),
     retailer_id: t.Union([ShortId, t.Null()]),
@@ -83,7 +89,7 @@ export const Run = t.Object(
     }),
     disappeared: t.Union([t.Object({ count: Count, sample: t.Array(t.String()) }), t.Null()], {
       description:
-        'full imports: the products the previous full import of this source had and this one does not (kept in the catalog)',
+        'full imports: the products the previous full import of this source by the same runner (this organization, or the platform) had and this one does not (kept in the catalog)',
     }),
     error: t.Union([t.String(), t.Null()]),
     created: t.String({ format: 'date-time' }),

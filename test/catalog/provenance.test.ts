@@ -116,7 +116,15 @@ describe('provenance and confidence promotion', () => {
     expect(product.product_name).toBe('Official Name')
     expect(product.data_source).toBe('claimed')
     expect(product.field_confidence.product_name).toBe(1)
-    expect(product.description).toBe('Crowd text') // the owner never set it; three agreeing contributors did
+    // the owner never set it, and three agreeing organizations do not either: other organizations'
+    // statements decide no field of a claimed product (issue 44); they are kept, not canonical
+    expect(product.description).toBe('')
+    const provenance = (await get(`${PRODUCTS}/${gtin}/provenance`, owner.key)).json
+    expect(provenance.fields.description.map((c: any) => [c.value, c.canonical])).toEqual([
+      ['Crowd text', false],
+      ['Crowd text', false],
+      ['Crowd text', false],
+    ])
     // the owner's later value wins at once
     expect((await patch(`${PRODUCTS}/${gtin}`, { description: 'Owner text' }, owner.key)).json.description).toBe(
       'Owner text',

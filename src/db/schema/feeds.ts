@@ -18,6 +18,8 @@ import { dataSource, products } from './catalog'
 import { at, bytea, created, id } from './columns'
 import { retailers } from './retailers'
 
+const NIL_UUID = '00000000-0000-0000-0000-000000000000'
+
 export const FEED_SOURCES = ['off', 'usda', 'affiliate'] as const
 export const FEED_FORMATS = ['off_jsonl', 'off_csv', 'usda_csv', 'usda_json', 'merchant_csv'] as const
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const
@@ -29,8 +31,14 @@ export const feedRuns = pgTable(
   'feed_runs',
   {
     id: id(),
-    /** who started it; null for the CLI and schedules */
+    /** the organization that sees it: the key's that started it, a schedule's; null for the admin token and CLI */
     organizationId: uuid().references(() => organizations.id, { onDelete: 'cascade' }),
+    /**
+     * Whose statement it is: the organization whose key started it (its values are that
+     * organization's, weighted as a crowd contribution); null for the platform (admin token, CLI,
+     * schedules), whose runs carry their source's weight.
+     */
+    contributorId: uuid().references(() => organizations.id, { onDelete: 'cascade' }),
     source: varchar({ length: 16 }).$type<(typeof FEED_SOURCES)[number]>().notNull(),
     format: varchar({ length: 16 }).$type<(typeof FEED_FORMATS)[number]>().notNull(),
     /** the file's name as given (an upload's name, or the server path) */
@@ -87,9 +95,10 @@ export const feedRunChunks = pgTable(
 )
 
 /**
- * What a source last said of a product: a content hash to skip unchanged rows, and which full
- * import last saw it (to tell which products a full dump no longer has). `scope` is the retailer
- * of an affiliate feed, else the nil UUID.
+ * What a source last said of a product, per runner: a content hash to skip unchanged rows, and
+ * which full import last saw it (to tell which products a full dump no longer has). `scope` is the
+ * retailer of an affiliate feed, else the nil UUID; `contributorId` the organization whose runs
+ * these are, the nil UUID for the platform's.
  */
 export const feedRecords = pgTable(
   'feed_records',
@@ -98,6 +107,7 @@ export const feedRecords = pgTable(
     scope: uuid().notNull(),
     /** the GTIN-14, or a merchant's item id in an affiliate feed (one GTIN may have several items) */
     key: varchar({ length: 255 }).notNull(),
+    contributorId: uuid().notNull().default(NIL_UUID),
     gtin: char({ length: 14 }).notNull(),
     productId: uuid()
       .notNull()
@@ -109,8 +119,8 @@ export const feedRecords = pgTable(
     fullRunId: uuid(),
   },
   (table) => [
-    primaryKey({ columns: [table.source, table.scope, table.key] }),
-    index('feed_records_full_run_idx').on(table.source, table.scope, table.fullRunId),
+    primaryKey({ columns: [table.source, table.scope, table.contributorId, table.key] }),
+    index('feed_records_full_run_idx').on(table.source, table.scope, table.contributorId, table.fullRunId),
   ],
 )
 
@@ -145,5 +155,5 @@ export const offers = pgTable(
   ],
 )
 
-/** The scope of feed records that are not a retailer's. */
-export const NIL_SCOPE = '00000000-0000-0000-0000-000000000000'
+/** The scope of feed records that are not a retailer's; the runner of the platform's. */
+export const NIL_SCOPE = NIL_UUID
