@@ -22,13 +22,22 @@ export const performanceImport: Binding = {
   },
 }
 
-/** On the 1st of every month at 02:00 UTC the month that ended is settled (pg-boss schedules run in UTC). */
+/**
+ * On the 1st of every month at 02:00 UTC the month that ended is settled (pg-boss schedules run in
+ * UTC). A retailer that cannot be settled does not fail the job (the others' shares are written):
+ * it is listed in the job's output (pg-boss keeps the handler's result) and in the log.
+ */
 export const revenueShares: Binding = {
   queue: revenueShareQueue,
   schedule: '0 2 1 * *',
   work: { pollingIntervalSeconds: 2 },
   handle: async (jobs: Job<{ period?: string; platformFeeRate?: string }>[]) => {
-    for (const job of jobs)
-      await calculateRevenueShares(db, job.data.period ?? previousPeriod(new Date()), job.data.platformFeeRate)
+    const outputs = []
+    for (const job of jobs) {
+      const period = job.data.period ?? previousPeriod(new Date())
+      const { shares, failures } = await calculateRevenueShares(db, period, job.data.platformFeeRate)
+      outputs.push({ period, written: shares.length, failures })
+    }
+    return outputs.length === 1 ? outputs[0] : outputs
   },
 }

@@ -20,8 +20,9 @@ export function revenueShareCommands(program: Command) {
 }
 
 /**
- * `revenue-share calculate`: runs `calculateRevenueShares` in one transaction. Shares already
- * APPROVED, PAID or DISPUTED keep their figures; only new or changed shares are printed.
+ * `revenue-share calculate`: runs `calculateRevenueShares`, each retailer in its own transaction.
+ * Shares already APPROVED, PAID or DISPUTED keep their figures; only new or changed shares are
+ * printed. A retailer that could not be calculated is named on stderr and the exit status is 1.
  */
 async function calculate(values: CalculateOptions): Promise<number> {
   const { previousPeriod, calculateRevenueShares } = await import('../../src/advertising/revenue-shares')
@@ -35,7 +36,7 @@ async function calculate(values: CalculateOptions): Promise<number> {
     return 2
   }
   return withDatabase(2, 'send', async ({ db }) => {
-    const shares = await calculateRevenueShares(db, body.period, body.platform_fee_rate)
+    const { shares, failures } = await calculateRevenueShares(db, body.period, body.platform_fee_rate)
     for (const s of shares) {
       if (values.json) console.log(JSON.stringify(s))
       else
@@ -43,7 +44,9 @@ async function calculate(values: CalculateOptions): Promise<number> {
           `retailer ${s.retailer_id}: gross ${s.gross_revenue}, platform fee ${s.platform_fee}, retailer share ${s.retailer_share}`,
         )
     }
+    // the other retailers' shares are written; the failed ones are named, and the exit status says so
+    for (const f of failures) console.error(`retailer ${f.retailer_id}: not calculated: ${f.reason}`)
     if (!values.json) console.log(`${body.period}: ${shares.length} shares calculated or changed`)
-    return 0
+    return failures.length > 0 ? 1 : 0
   })
 }

@@ -48,10 +48,18 @@ export type CampaignInput = {
   metadata?: Metadata | null
 }
 
-/** A calendar date that exists (the schema checks the shape; February 30th passes a pattern). */
+/**
+ * A calendar date that exists, of the years 0001-9999 (the schema checks the shape; February 30th
+ * passes a pattern, and year 0000 is a valid JavaScript date that PostgreSQL's `date` refuses).
+ */
 export function isCalendarDate(value: string): boolean {
   const date = new Date(`${value}T00:00:00Z`)
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value
+  return (
+    !Number.isNaN(date.getTime()) &&
+    date.getUTCFullYear() >= 1 &&
+    date.getUTCFullYear() <= 9999 &&
+    date.toISOString().slice(0, 10) === value
+  )
 }
 
 function checkDates(start: string | null, end: string | null) {

@@ -6,7 +6,7 @@ import { type Executor, inTransaction, transaction } from '../db/tx'
 import { notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { checkUpload, type ImportFormat, type ParsedRow, parseImport, uploadText } from './import-file'
-import { lockCampaigns, upsertPerformance } from './performance'
+import { lockCampaigns, refusedByTotals, upsertPerformance } from './performance'
 import { performanceImportQueue } from './queues'
 import { reportsChanged } from './report-cache'
 
@@ -89,7 +89,7 @@ async function writeChunk(importRow: ImportRow, chunk: ParsedRow[], index: numbe
     const ids = [...new Set(chunk.flatMap((r) => (r.value ? [r.value.campaignId] : [])))].sort()
     const statuses = await lockCampaigns(tx, importRow.organizationId, ids)
     const rejected: { row: number; input: string; reason: string }[] = []
-    const rows = []
+    const rows: ParsedRow[] = []
     for (const r of chunk) {
       const status = r.value ? statuses.get(r.value.campaignId) : undefined
       if (!r.value) rejected.push({ row: r.row, input: r.input, reason: r.reason! })
@@ -97,9 +97,19 @@ async function writeChunk(importRow: ImportRow, chunk: ParsedRow[], index: numbe
         rejected.push({ row: r.row, input: r.input, reason: 'no campaign of your organization has this campaign_id' })
       else if (status === 'archived')
         rejected.push({ row: r.row, input: r.input, reason: 'the campaign is archived: its performance is refused' })
-      else rows.push(r.value)
+      else rows.push(r)
     }
-    const counts = await upsertPerformance(tx, rows)
+    // a row that would take its campaign's totals past their bounds is refused like a bad value
+    const refused = await refusedByTotals(
+      tx,
+      rows.map((r) => r.value!),
+    )
+    for (const [i, { reason }] of refused) rejected.push({ row: rows[i]!.row, input: rows[i]!.input, reason })
+    rejected.sort((a, b) => a.row - b.row)
+    const counts = await upsertPerformance(
+      tx,
+      rows.flatMap((r, i) => (refused.has(i) ? [] : [r.value!])),
+    )
     if (counts.created + counts.updated > 0) await reportsChanged(tx, importRow.organizationId)
     // the chunk's figures commit with its rows: a retried job resumes after the last committed chunk
     await tx

@@ -20,6 +20,99 @@ export type PerformanceInput = {
 
 export type WriteCounts = { created: number; updated: number; unchanged: number }
 
+/**
+ * What a campaign's lifetime totals may reach, so every sum that reads them fits: spend its
+ * `numeric(20,6)` column (14 whole digits), impressions and clicks integers that JSON carries
+ * exactly (the reports answer them as numbers). A row is at most these on its own (the schemas).
+ */
+export const MAX_TOTAL_SPEND = '99999999999999.999999'
+const MAX_SPEND_MICROS = 10n ** 20n - 1n
+const MAX_COUNT = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** A non-negative decimal string of at most 6 decimals (what the schemas and numeric(20,6) hold) in micro-dollars. */
+const micros = (amount: string) => {
+  const [whole = '0', fraction = ''] = amount.split('.')
+  return BigInt(whole || '0') * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6) || '0')
+}
+
+type Sums = { impressions: bigint; clicks: bigint; spend: bigint }
+const sumsOf = (r: { impressions: number | string; clicks: number | string; spend: string }): Sums => ({
+  impressions: BigInt(r.impressions),
+  clicks: BigInt(r.clicks),
+  spend: micros(r.spend),
+})
+const keyOf = (r: { campaignId: string; date: string; source: string }) => `${r.campaignId}|${r.date}|${r.source}`
+
+/**
+ * Which rows the campaigns' lifetime totals can take (rows of campaigns the caller has locked,
+ * keys unique). In row order, a row counts by what it adds to its campaign's totals (its figures
+ * minus those of the row it replaces); a row that would take a total past its bound is refused
+ * and counts for nothing, so the outcome does not depend on how rows are cut into chunks.
+ * Returns the refused rows' indexes with the reason; the common case (the totals far from their
+ * bounds) costs one read of the totals.
+ */
+export async function refusedByTotals(tx: Tx, rows: PerformanceInput[]) {
+  const refused = new Map<number, { field: keyof Sums; reason: string }>()
+  if (rows.length === 0) return refused
+  const ids = [...new Set(rows.map((r) => r.campaignId))]
+  const stored = await tx
+    .select({
+      id: campaignTotals.campaignId,
+      impressions: sql<string>`${campaignTotals.impressions}::text`,
+      clicks: sql<string>`${campaignTotals.clicks}::text`,
+      spend: sql<string>`${campaignTotals.spend}::text`,
+    })
+    .from(campaignTotals)
+    .where(inArray(campaignTotals.campaignId, ids))
+  const totals = new Map<string, Sums>(ids.map((id) => [id, { impressions: 0n, clicks: 0n, spend: 0n }]))
+  for (const t of stored) totals.set(t.id, sumsOf(t))
+  // the most the rows could add (a replaced row only lowers it): within bounds, all are taken
+  const most = new Map(totals)
+  for (const r of rows) {
+    const t = most.get(r.campaignId)!
+    const add = sumsOf(r)
+    most.set(r.campaignId, {
+      impressions: t.impressions + add.impressions,
+      clicks: t.clicks + add.clicks,
+      spend: t.spend + add.spend,
+    })
+  }
+  const within = (t: Sums) => t.impressions <= MAX_COUNT && t.clicks <= MAX_COUNT && t.spend <= MAX_SPEND_MICROS
+  if ([...most.values()].every(within)) return refused
+
+  const before = await tx.execute<
+    { campaign_id: string; date: string; source: string } & Record<keyof Sums, string>
+  >(sql`
+    select p.campaign_id, p.date::text as date, p.source, p.impressions::text as impressions,
+           p.clicks::text as clicks, p.spend::text as spend
+    from campaign_performance p
+    join ${unnestRows(rows, 'k', {
+      campaign_id: ['uuid', (r) => r.campaignId],
+      date: ['date', (r) => r.date],
+      source: ['text', (r) => r.source],
+    })} on (p.campaign_id, p.date, p.source) = (k.campaign_id, k.date, k.source)`)
+  const replaced = new Map(
+    before.rows.map((b) => [keyOf({ campaignId: b.campaign_id, date: b.date, source: b.source }), sumsOf(b)]),
+  )
+  rows.forEach((r, i) => {
+    const t = totals.get(r.campaignId)!
+    const add = sumsOf(r)
+    const old = replaced.get(keyOf(r)) ?? { impressions: 0n, clicks: 0n, spend: 0n }
+    const next = {
+      impressions: t.impressions + add.impressions - old.impressions,
+      clicks: t.clicks + add.clicks - old.clicks,
+      spend: t.spend + add.spend - old.spend,
+    }
+    if (within(next)) totals.set(r.campaignId, next)
+    else {
+      const field = next.spend > MAX_SPEND_MICROS ? 'spend' : next.impressions > MAX_COUNT ? 'impressions' : 'clicks'
+      const bound = field === 'spend' ? `${MAX_TOTAL_SPEND} USD` : String(Number.MAX_SAFE_INTEGER)
+      refused.set(i, { field, reason: `the campaign's lifetime ${field} would pass ${bound}` })
+    }
+  })
+  return refused
+}
+
 /** The default source of rows that name none, for the JSON endpoint. */
 export const API_SOURCE = 'api'
 
@@ -107,6 +200,8 @@ export async function recordPerformance(tx: Tx, organizationId: string, campaign
   const campaign = await findCampaign(tx, organizationId, campaignId)
   const statuses = await lockCampaigns(tx, organizationId, [campaign.id])
   if (statuses.get(campaign.id) === 'archived') throw archivedProblem()
+  const [refused] = await refusedByTotals(tx, rows)
+  if (refused) throw invalidField(`[${refused[0]}].${refused[1].field}`, `${refused[1].reason}; nothing was written`)
   const counts = await upsertPerformance(tx, rows)
   if (counts.created + counts.updated > 0) await reportsChanged(tx, organizationId)
   const [totals] = await tx

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm'
 import { config } from '../config'
 import { db } from '../db/client'
 import { revenueShares, type ShareStatus } from '../db/schema'
@@ -7,8 +7,10 @@ import { emit } from '../events/outbox'
 import { decimalString } from '../shared/decimal'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { parseId, toShortId } from '../shared/ids'
+import { logger } from '../shared/logger'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
+import { isCalendarDate } from './campaigns'
 import { revenueShareQueue } from './queues'
 
 type ShareRow = typeof revenueShares.$inferSelect
@@ -59,54 +61,102 @@ export function previousPeriod(now: Date): string {
   return first.toISOString().slice(0, 7)
 }
 
+/** The largest amount a share's money columns (`numeric(20,2)`) hold, in cents plus one. */
+const SHARE_CENTS_LIMIT = 10n ** 20n
+const cents = (amount: string) => {
+  const [whole = '0', fraction = ''] = amount.split('.')
+  return BigInt(whole || '0') * 100n + BigInt(fraction.padEnd(2, '0').slice(0, 2) || '0')
+}
+
+type Figures = { retailer_id: string; organization_id: string; gross: string; fee: string }
+export type ShareFailure = { retailer_id: string; reason: string }
+
 /**
- * Computes every retailer's share of one month: gross = the month's spend of campaigns on the
- * retailer (performance dates are UTC days), rounded half-even to cents; fee = gross × rate,
- * rounded half-even to cents; share = gross − fee, so the two sum to gross exactly. All in
- * PostgreSQL numeric. A share already APPROVED, PAID or DISPUTED keeps its figures; a CALCULATED
- * one is updated when the figures changed. New or changed shares emit `revenue_share.calculated`.
- * Returns them.
+ * Each retailer's figures for the month: gross = the month's spend of campaigns on the retailer
+ * (performance dates are UTC days), rounded half-even to cents; fee = gross × rate, rounded
+ * half-even to cents. Summed in `numeric` without precision, so no input overflows here; whether
+ * a figure fits the share's columns is decided per retailer afterwards.
+ */
+async function monthFigures(ex: Executor, start: string, end: string, rate: string) {
+  const result = await ex.execute<Figures>(sql`
+    with spend as (
+      select c.retailer_id, sum(p.spend) as total
+      from campaign_performance p join campaigns c on c.id = p.campaign_id
+      where p.date between ${start}::date and ${end}::date
+      group by c.retailer_id
+    ), gross as (
+      select r.organization_id, s.retailer_id, ratio_half_even(s.total, 1, 2) as gross
+      from spend s join retailers r on r.id = s.retailer_id
+    )
+    select retailer_id, organization_id, gross::text as gross,
+           ratio_half_even(gross * ${rate}::numeric, 1, 2)::text as fee
+    from gross order by retailer_id`)
+  return result.rows
+}
+
+/** Writes one retailer's share (new, or a CALCULATED one whose figures changed); null when nothing changed. */
+async function writeShare(tx: Tx, f: Figures, start: string, end: string, rate: string) {
+  const written = await tx.execute<{ id: string }>(sql`
+    insert into revenue_shares (organization_id, retailer_id, period_start, period_end, gross_revenue,
+                                platform_fee, retailer_share, platform_fee_rate)
+    values (${f.organization_id}, ${f.retailer_id}, ${start}::date, ${end}::date, ${f.gross}::numeric,
+            ${f.fee}::numeric, ${f.gross}::numeric - ${f.fee}::numeric, ${rate}::numeric)
+    on conflict (retailer_id, period_start) do update
+      set organization_id = excluded.organization_id, gross_revenue = excluded.gross_revenue,
+          platform_fee = excluded.platform_fee, retailer_share = excluded.retailer_share,
+          platform_fee_rate = excluded.platform_fee_rate, calculated_at = now(), modified = now()
+      where revenue_shares.status = 'CALCULATED'
+        and (revenue_shares.gross_revenue, revenue_shares.platform_fee_rate)
+            is distinct from (excluded.gross_revenue, excluded.platform_fee_rate)
+    returning id`)
+  const id = written.rows[0]?.id
+  if (!id) return null
+  const [row] = await tx.select().from(revenueShares).where(eq(revenueShares.id, id))
+  await emit(tx, {
+    eventType: 'revenue_share.calculated',
+    organizationId: row!.organizationId,
+    subjectId: row!.id,
+    data: toShareResource(row!),
+  })
+  return toShareResource(row!)
+}
+
+/** `work` apart from the other retailers': a transaction of its own, or a savepoint of the caller's. */
+const apart = <T>(ex: Executor, work: (tx: Tx) => Promise<T>): Promise<T> =>
+  (ex as { transaction: (w: (tx: Tx) => Promise<T>) => Promise<T> }).transaction(work)
+
+/**
+ * Computes every retailer's share of one month (see `monthFigures`); share = gross − fee, so the
+ * two sum to gross exactly. Each retailer is written apart from the others (its own transaction,
+ * or a savepoint when `ex` is a transaction): a retailer whose figures do not fit a share's
+ * columns, or whose write fails, is listed in `failures` (and logged), and the others' shares are
+ * written all the same. A share already APPROVED, PAID or DISPUTED keeps its figures; a CALCULATED
+ * one is updated when the figures changed. New or changed shares emit `revenue_share.calculated`
+ * and are returned in `shares`.
  */
 export async function calculateRevenueShares(ex: Executor, period: string, rate = config.PLATFORM_FEE_RATE) {
   const { start, end } = periodBounds(period)
-  return inTransaction(ex, async (tx) => {
-    const written = await tx.execute<{ id: string }>(sql`
-      with spend as (
-        select c.retailer_id, sum(p.spend) as total
-        from campaign_performance p join campaigns c on c.id = p.campaign_id
-        where p.date between ${start}::date and ${end}::date
-        group by c.retailer_id
-      ), figures as (
-        select r.organization_id, s.retailer_id, ratio_half_even(s.total, 1, 2) as gross,
-               ratio_half_even(ratio_half_even(s.total, 1, 2) * ${rate}::numeric, 1, 2) as fee
-        from spend s join retailers r on r.id = s.retailer_id
-      )
-      insert into revenue_shares (organization_id, retailer_id, period_start, period_end, gross_revenue,
-                                  platform_fee, retailer_share, platform_fee_rate)
-      select organization_id, retailer_id, ${start}::date, ${end}::date, gross, fee, gross - fee, ${rate}::numeric
-      from figures
-      on conflict (retailer_id, period_start) do update
-        set organization_id = excluded.organization_id, gross_revenue = excluded.gross_revenue,
-            platform_fee = excluded.platform_fee, retailer_share = excluded.retailer_share,
-            platform_fee_rate = excluded.platform_fee_rate, calculated_at = now(), modified = now()
-        where revenue_shares.status = 'CALCULATED'
-          and (revenue_shares.gross_revenue, revenue_shares.platform_fee_rate)
-              is distinct from (excluded.gross_revenue, excluded.platform_fee_rate)
-      returning id`)
-    const ids = written.rows.map((r) => r.id)
-    if (ids.length === 0) return []
-    const rows = await tx.select().from(revenueShares).where(inArray(revenueShares.id, ids))
-    await emit(
-      tx,
-      ...rows.map((row) => ({
-        eventType: 'revenue_share.calculated' as const,
-        organizationId: row.organizationId,
-        subjectId: row.id,
-        data: toShareResource(row),
-      })),
-    )
-    return rows.map(toShareResource)
-  })
+  const shares: ReturnType<typeof toShareResource>[] = []
+  const failures: ShareFailure[] = []
+  for (const figures of await monthFigures(ex, start, end, rate)) {
+    const retailer_id = toShortId(figures.retailer_id)
+    if (cents(figures.gross) >= SHARE_CENTS_LIMIT) {
+      failures.push({
+        retailer_id,
+        reason: `gross revenue ${figures.gross} USD is more than a revenue share holds (999999999999999999.99)`,
+      })
+      continue
+    }
+    try {
+      const share = await apart(ex, (tx) => writeShare(tx, figures, start, end, rate))
+      if (share) shares.push(share)
+    } catch (err) {
+      failures.push({ retailer_id, reason: `the share could not be written: ${(err as Error).message}` })
+    }
+  }
+  for (const failure of failures)
+    logger.error({ period, ...failure }, "a retailer's revenue share was not calculated; the others were")
+  return { period, shares, failures }
 }
 
 /** Queues the calculation of a month (the admin endpoint); the job runs `calculateRevenueShares`. */
@@ -133,6 +183,8 @@ const visibleTo = (organizationId: string): SQL | undefined =>
 export type ShareFilter = { status?: ShareStatus; period_start?: string; retailer_id?: string }
 
 export function listShares(organizationId: string, filter: ShareFilter, page: PageQuery) {
+  if (filter.period_start !== undefined && !isCalendarDate(filter.period_start))
+    throw invalidField('period_start', 'is not a calendar date of the years 0001-9999')
   const where = and(
     visibleTo(organizationId),
     filter.status ? eq(revenueShares.status, filter.status) : undefined,
@@ -193,13 +245,32 @@ function checkMove(row: ShareRow, patch: SharePatch) {
   return paying
 }
 
+/** The platform pays: a key (even the platform organization's) approves or pays nothing (contract §4). */
+function checkActor(row: ShareRow, organizationId: string, patch: SharePatch, admin: boolean) {
+  if (admin) return
+  if (row.organizationId !== organizationId)
+    throw new AppError(
+      'forbidden',
+      "the platform organization's keys read every retailer's shares; only the retailer's organization or the X-Admin-Token header changes one",
+    )
+  if ((patch.status === 'APPROVED' || patch.status === 'PAID') && patch.status !== row.status)
+    throw new AppError(
+      'forbidden',
+      `only the platform (the X-Admin-Token header) moves a revenue share to ${patch.status}`,
+      [{ field: 'status', message: "a retailer's manager may set DISPUTED and metadata" }],
+    )
+}
+
 /**
  * Moves a share's status (409 for a move not in SHARE_MOVES), records the payment with the move
- * to PAID, merges metadata. The same status again is no move (200, unchanged).
+ * to PAID, merges metadata. The same status again is no move (200, unchanged). Only `admin` (the
+ * X-Admin-Token header) moves a share to APPROVED or PAID; a key changes only its own
+ * organization's shares (403 otherwise).
  */
-export function updateShare(ex: Executor, organizationId: string, id: string, patch: SharePatch) {
+export function updateShare(ex: Executor, organizationId: string, id: string, patch: SharePatch, admin: boolean) {
   return inTransaction(ex, async (tx: Tx) => {
     const row = await findShare(tx, organizationId, id, true)
+    checkActor(row, organizationId, patch, admin)
     const paying = checkMove(row, patch)
     const metadata = mergeMetadata(row.metadata, patch.metadata)
     const moving = patch.status !== undefined && patch.status !== row.status

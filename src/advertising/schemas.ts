@@ -9,8 +9,17 @@ import { Chars, Enum } from '../shared/schema-types'
 
 const DateTime = t.String({ format: 'date-time' })
 const Decimal = (description: string) => t.String({ pattern: SPEC_DECIMAL, description })
+/**
+ * A day of the years 0001-9999 (PostgreSQL's `date` has no year 0, and JavaScript's Date would take
+ * it); whether the day exists in its month is checked where the value is used (`isCalendarDate`).
+ */
 const DateOnly = (description: string) =>
-  t.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', format: 'date', error: 'must be a date YYYY-MM-DD', description })
+  t.String({
+    pattern: '^(?!0000)[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+    format: 'date',
+    error: 'must be a date YYYY-MM-DD of the years 0001-9999',
+    description,
+  })
 
 export const CampaignStatus = Enum(CAMPAIGN_STATUSES, {
   description:
@@ -241,9 +250,9 @@ export const SharePatch = t.Object(
 )
 
 const Period = t.String({
-  pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$',
-  error: 'must be a month YYYY-MM',
-  description: 'YYYY-MM',
+  pattern: '^(?!0000)[0-9]{4}-(0[1-9]|1[0-2])$',
+  error: 'must be a month YYYY-MM of the years 0001-9999',
+  description: 'YYYY-MM (years 0001-9999)',
 })
 const FeeRate = Chars(6, {
   pattern: '^(0(\\.[0-9]{1,4})?|1(\\.0{1,4})?)$',

@@ -32,7 +32,7 @@ export const revenueShareRoutes = new Elysia({ name: 'revenue-shares', prefix: '
         tags,
         summary: "Calculate a month's revenue shares",
         description:
-          "Admin token only (404 otherwise). Queues the pg-boss job that computes, for every retailer whose campaigns reported performance in the calendar month `period` (UTC days), gross revenue = the spend, rounded half-even to cents; platform_fee = gross × platform_fee_rate (default PLATFORM_FEE_RATE), rounded half-even to cents; retailer_share = gross − platform_fee. Running it again does not duplicate: a CALCULATED share is updated when its figures changed, an APPROVED, PAID or DISPUTED one keeps them. New or changed shares emit `revenue_share.calculated` to the retailer's organization. The same job runs on the 1st of every month at 02:00 UTC for the month that ended.",
+          "Admin token only (404 otherwise). Queues the pg-boss job that computes, for every retailer whose campaigns reported performance in the calendar month `period` (UTC days), gross revenue = the spend, rounded half-even to cents; platform_fee = gross × platform_fee_rate (default PLATFORM_FEE_RATE), rounded half-even to cents; retailer_share = gross − platform_fee. Running it again does not duplicate: a CALCULATED share is updated when its figures changed, an APPROVED, PAID or DISPUTED one keeps them. New or changed shares emit `revenue_share.calculated` to the retailer's organization. Each retailer is computed and written apart from the others: a retailer whose figures do not fit a share (gross above 999999999999999999.99) or whose write fails gets no share and is listed, with the reason, in the job's output and the log, and every other retailer gets its share; running the month again retries it. The same job runs on the 1st of every month at 02:00 UTC for the month that ended.",
       },
     },
   )
@@ -59,7 +59,8 @@ export const revenueShareRoutes = new Elysia({ name: 'revenue-shares', prefix: '
   })
   .patch(
     '/:organization_id/:share_id',
-    ({ params, body }) => transaction((tx) => updateShare(tx, params.organization_id, params.share_id, body)),
+    ({ params, body, admin }) =>
+      transaction((tx) => updateShare(tx, params.organization_id, params.share_id, body, admin)),
     {
       keyOrAdmin: { role: 'manager', org: 'organization_id' },
       params: ShareParams,
@@ -68,7 +69,7 @@ export const revenueShareRoutes = new Elysia({ name: 'revenue-shares', prefix: '
       detail: {
         tags,
         summary: "Move a revenue share's status",
-        description: `Manager keys (or the admin token). Moves: CALCULATED → APPROVED → PAID, and CALCULATED, APPROVED or PAID → DISPUTED; any other move is 409 naming the allowed ones, and the same status again changes nothing. The move to PAID needs \`payment_transfer_id\` and sets \`paid_at\`; a paid share's transfer id cannot change. Metadata merges. ${WHO}`,
+        description: `Moves: CALCULATED → APPROVED → PAID, and CALCULATED, APPROVED or PAID → DISPUTED; any other move is 409 naming the allowed ones, and the same status again changes nothing. Only the admin token (the platform, which pays) moves a share to APPROVED or PAID; a manager key of the retailer's organization may set DISPUTED and metadata (403 for APPROVED or PAID). The platform organization's keys read every share but change none but their own organization's (403). The move to PAID needs \`payment_transfer_id\` and sets \`paid_at\`; a paid share's transfer id cannot change. Metadata merges. ${WHO}`,
       },
     },
   )

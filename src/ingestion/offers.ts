@@ -6,6 +6,7 @@ import { fromExcluded } from '../db/params'
 import { offers, products } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { emit } from '../events/outbox'
+import { visibleRetailerIds } from '../retailers/retailers'
 import { decimalString } from '../shared/decimal'
 import { notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
@@ -115,13 +116,23 @@ export async function upsertOffers(
   return changed.length
 }
 
-/** GET …/products/{gtin}/offers: the product's offers, by retailer then item; 404 for an unknown GTIN. */
-export async function listOffers(gtinInput: string, filter: { retailer_id?: string }, page: PageQuery) {
+/**
+ * GET …/products/{gtin}/offers: the product's offers that the caller's organization may see, by
+ * retailer then item: those of canonical retailers and of its own (a private retailer's offers,
+ * like the retailer, do not exist for other organizations). 404 for an unknown GTIN.
+ */
+export async function listOffers(
+  callerOrg: string,
+  gtinInput: string,
+  filter: { retailer_id?: string },
+  page: PageQuery,
+) {
   const gtin = normalizeGtin(gtinInput)
   const [product] = await db.select({ id: products.id }).from(products).where(eq(products.gtin, gtin))
   if (!product) throw notFound('product')
   const where = and(
     eq(offers.productId, product.id),
+    inArray(offers.retailerId, visibleRetailerIds(callerOrg)),
     filter.retailer_id ? eq(offers.retailerId, filter.retailer_id) : undefined,
   )
   return paginate(

@@ -101,15 +101,20 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
 
 export const offerRoutes = new Elysia({ name: 'offers', prefix: '/products/api/v1/products' })
   .use(auth)
-  .get('/:gtin/offers', ({ params, query }) => listOffers(params.gtin, { retailer_id: query.retailer_id }, query), {
-    auth: { role: 'readonly' },
-    params: GtinParams,
-    query: OfferQuery,
-    response: { 200: Page(Offer), ...errorResponses },
-    detail: {
-      tags: ['Products'],
-      summary: "A product's offers",
-      description:
-        "Retailer offers from affiliate feeds, by retailer then item: price (the sale price while it applies) and regular price as decimal strings, currency, availability, link. A change of price or availability emits `offer.updated` to the retailer's organization. 404 for an unknown GTIN.",
+  .get(
+    '/:gtin/offers',
+    ({ apiKey, params, query }) =>
+      listOffers(apiKey.organizationId, params.gtin, { retailer_id: query.retailer_id }, query),
+    {
+      auth: { role: 'readonly' },
+      params: GtinParams,
+      query: OfferQuery,
+      response: { 200: Page(Offer), ...errorResponses },
+      detail: {
+        tags: ['Products'],
+        summary: "A product's offers",
+        description:
+          "Retailer offers from affiliate feeds, by retailer then item: price (the sale price while it applies) and regular price as decimal strings, currency, availability, link. Only offers of retailers the key's organization sees: canonical retailers' and its own (a private retailer of another organization is 404 and its offers are not listed). A change of price or availability emits `offer.updated` to the retailer's organization. 404 for an unknown GTIN.",
+      },
     },
-  })
+  )

@@ -48,6 +48,10 @@ type Param = string | Placeholder
 const visibleTo = (organizationId: Param) =>
   or(eq(retailers.organizationId, organizationId), eq(retailers.isCanonical, true))!
 
+/** The ids of the retailers the caller sees, as a subquery: what else of a retailer it sees (offers) follows it. */
+export const visibleRetailerIds = (organizationId: string) =>
+  db.select({ id: retailers.id }).from(retailers).where(visibleTo(organizationId))
+
 export type RetailerFilter = { organization_id?: string; search?: string }
 
 /** The list's filter; values or placeholders, so one builder serves the prepared statements too. */

@@ -65,10 +65,10 @@ export const searchRoutes = new Elysia({ name: 'search', prefix: '/catalog/api/v
   )
   .post(
     '/search-keys',
-    ({ apiKey, body, status }) =>
+    async ({ apiKey, body, status }) =>
       status(
         201,
-        mintSearchKeys(apiKey.organizationId, {
+        await mintSearchKeys(apiKey.organizationId, {
           types: body.type ?? [...COLLECTIONS],
           ...filtersOf(body),
           expiresIn: body.expires_in ?? 3600,
@@ -82,7 +82,7 @@ export const searchRoutes = new Elysia({ name: 'search', prefix: '/catalog/api/v
         tags: ['Search'],
         summary: 'Mint scoped Typesense search keys',
         description: [
-          "Typesense mode only (404 `not_found` unless TYPESENSE_URL and TYPESENSE_SEARCH_API_KEY are set). Manager keys. For a browser that queries Typesense directly (for example through `typesense-instantsearch-adapter`): one key per collection (`products`, `brands`, `retailers`), each a Typesense scoped search key (HMAC-SHA256 of the embedded parameters with the search-only parent key TYPESENSE_SEARCH_API_KEY, as the official client's `generateScopedSearchKey` computes) embedding `expires_at` and the collection's `filter_by`: the filters given here for products (same meaning as on search), the caller's visible directory for retailers (active, and canonical or the caller's own). Typesense enforces the embedded parameters; a client cannot lift them.",
+          "Typesense mode only (404 `not_found` unless TYPESENSE_URL and TYPESENSE_SEARCH_API_KEY are set). Manager keys. For a browser that queries Typesense directly (for example through `typesense-instantsearch-adapter`): one key per collection (`products`, `brands`, `retailers`), each a Typesense scoped search key (HMAC-SHA256 of the embedded parameters with a parent key, as the official client's `generateScopedSearchKey` computes) embedding `expires_at` and the collection's `filter_by`. Each collection has a parent key of its own, allowed `documents:search` on that collection alone: derived from the secret TYPESENSE_SEARCH_API_KEY and created in Typesense with TYPESENSE_API_KEY (which must be allowed `keys:create`) when first needed, so a key works only on its collection (Typesense checks the collection against the parent's; 503 when Typesense refuses the parent). The embedded filters are the filters given here for products (same meaning as on search), the caller's visible directory for retailers (active, and canonical or the caller's own). Typesense enforces the embedded parameters; a client cannot lift them.",
           "Use each key only on its collection: the product filters name fields the other collections lack. Substance flags (weak matches) are a feature of the service's own search endpoint; a scoped key only drops confident matches.",
         ].join('\n\n'),
       },

@@ -153,7 +153,11 @@ describe('revenue shares: calculation (spec #7)', () => {
     const c = await shareOf(retailerC, '2031-01-01')
     expect(await eventCount(b!.id)).toBe(1)
 
-    const approved = await patch(`${sharesPath(shopC.id)}/${c!.id}`, { status: 'APPROVED' }, shopC.key)
+    // the platform approves (contract §4: only the admin token moves a share to APPROVED or PAID)
+    const approved = await call('PATCH', `${sharesPath(shopC.id)}/${c!.id}`, {
+      body: { status: 'APPROVED' },
+      headers: ADMIN,
+    })
     expect(approved.status).toBe(200)
     await report(campaigns.b1, '2031-01-20', '1.00')
     await report(campaigns.c1, '2031-01-20', '1.00')
@@ -193,7 +197,7 @@ describe('revenue shares: calculation (spec #7)', () => {
       process.env.TZ = zone
     }
     // a session at UTC+14 computes the same February (the 31st of January stays out)
-    const shares = await transaction(async (tx) => {
+    const { shares } = await transaction(async (tx) => {
       await tx.execute(raw`set local time zone 'Pacific/Kiritimati'`)
       await tx.execute(raw`delete from revenue_shares where period_start = '2031-02-01'`)
       return calculateRevenueShares(tx, '2031-02', '0.15')
@@ -234,7 +238,7 @@ describe('revenue shares: who sees them', () => {
     expect(filtered.json.data.map((s: { id: string }) => s.id)).toEqual([(await get(path, shopB.key)).json.id])
   })
 
-  test("the platform organization (PLATFORM_ORGANIZATION_ID) sees and moves every retailer's shares under its own id", async () => {
+  test("the platform organization (PLATFORM_ORGANIZATION_ID) sees every retailer's shares under its own id; only the admin token moves them", async () => {
     const platform = await createOrganization()
     // an API process of its own, configured with the platform organization
     const server = await startServer({
@@ -259,9 +263,21 @@ describe('revenue shares: who sees them', () => {
       expect(list.json.data.map((s: { retailer_id: string }) => s.retailer_id).sort()).toEqual(
         [retailerB, retailerC].sort(),
       )
-      const approved = await at('PATCH', path, { status: 'APPROVED' })
+      // its keys read; approving is the platform's admin token (contract §4), not a key's
+      const refused = await at('PATCH', path, { status: 'APPROVED' })
+      expect(refused.status).toBe(403)
+      expect(refused.json.code).toBe('forbidden')
+      expect((await at('PATCH', path, { status: 'DISPUTED' })).status).toBe(403)
+      expect(
+        (await sql<{ status: string }>('select status from revenue_shares where id = $1', [b!.id]))[0]!.status,
+      ).toBe('CALCULATED')
+      const approved = await fetch(server.url + path, {
+        method: 'PATCH',
+        headers: { ...ADMIN, 'content-type': 'application/json' },
+        body: JSON.stringify({ status: 'APPROVED' }),
+      })
       expect(approved.status).toBe(200)
-      expect(approved.json.status).toBe('APPROVED')
+      expect(((await approved.json()) as { status: string }).status).toBe('APPROVED')
       // the main test server has no platform organization: there the same path is 404
       expectProblem(await get(path, platform.key), 404, 'not_found')
     } finally {
@@ -278,6 +294,8 @@ describe('revenue share status moves', () => {
     DISPUTED: [],
   }
   let month = 0
+  const platformMove = (to: string) => to === 'APPROVED' || to === 'PAID'
+  const asAdmin = (path: string, body: unknown) => call('PATCH', path, { body, headers: ADMIN })
   /** A share of shop B in a state of its own (a fresh month each time). */
   async function shareIn(status: string) {
     month++
@@ -299,7 +317,8 @@ describe('revenue share status moves', () => {
       test(`${from} → ${to}: ${allowed ? '200' : '409'}`, async () => {
         const path = await shareIn(from)
         const body = to === 'PAID' ? { status: to, payment_transfer_id: 'tr_123' } : { status: to }
-        const res = await patch(path, body, shopB.key)
+        // APPROVED and PAID are the platform's moves (admin token); DISPUTED the retailer manager's
+        const res = platformMove(to) ? await asAdmin(path, body) : await patch(path, body, shopB.key)
         const [row] = await sql<{ status: string }>('select status from revenue_shares where id = $1', [
           path.split('/').pop(),
         ])
@@ -316,22 +335,21 @@ describe('revenue share status moves', () => {
 
   test('PAID needs the transfer id, records it with paid_at; a paid share keeps it', async () => {
     const path = await shareIn('APPROVED')
-    const missing = await patch(path, { status: 'PAID' }, shopB.key)
+    const missing = await asAdmin(path, { status: 'PAID' })
     expectProblem(missing, 422, 'validation_error')
     expect(missing.json.errors[0].field).toBe('payment_transfer_id')
-    const early = await patch(path, { payment_transfer_id: 'tr_early' }, shopB.key)
+    const early = await asAdmin(path, { payment_transfer_id: 'tr_early' })
     expectProblem(early, 422, 'validation_error')
-    const paid = await patch(
-      path,
-      { status: 'PAID', payment_transfer_id: 'tr_789', metadata: { batch: 'nov' } },
-      shopB.key,
-    )
+    const paid = await asAdmin(path, { status: 'PAID', payment_transfer_id: 'tr_789', metadata: { batch: 'nov' } })
     expect(paid.status).toBe(200)
     expect(paid.json).toMatchObject({ status: 'PAID', payment_transfer_id: 'tr_789', metadata: { batch: 'nov' } })
     expect(Date.now() - Date.parse(paid.json.paid_at)).toBeLessThan(60_000)
+    // the same status and transfer id again is no move, for the admin token and the retailer's manager alike
+    expect((await asAdmin(path, { status: 'PAID', payment_transfer_id: 'tr_789' })).json).toEqual(paid.json)
     const same = await patch(path, { status: 'PAID', payment_transfer_id: 'tr_789' }, shopB.key)
     expect(same.json).toEqual(paid.json)
     expectProblem(await patch(path, { payment_transfer_id: 'tr_other' }, shopB.key), 409, 'conflict')
+    expectProblem(await asAdmin(path, { payment_transfer_id: 'tr_other' }), 409, 'conflict')
     const [row] = await sql(
       'select payment_transfer_id, paid_at is not null as paid from revenue_shares where id = $1',
       [path.split('/').pop()],

@@ -290,12 +290,20 @@ describe('Typesense mode: scoped search keys', () => {
       expires_at: expiresAt,
     })
 
+    // each collection's keys are signed by a parent of its own, which the service created in
+    // Typesense with the admin key: allowed documents:search on that one collection only
     const official = new Client({ nodes: [{ url: fake.url }], apiKey: 'not-used-for-signing' })
-    for (const k of keys) expect(k.key).toBe(official.keys().generateScopedSearchKey(SEARCH_KEY, k.parameters))
+    for (const k of keys) {
+      const parents = fake.keys.filter((p) => p.collections.includes(k.collection))
+      expect(parents.map((p) => [p.actions, p.collections])).toEqual([[['documents:search'], [k.collection]]])
+      expect(parents[0]!.value).not.toBe(SEARCH_KEY)
+      expect(k.key).toBe(official.keys().generateScopedSearchKey(parents[0]!.value, k.parameters))
+    }
     // and the documented scheme, checked independently: base64(HMAC-SHA256 base64 + parent prefix + JSON)
+    const parent = fake.keys.find((p) => p.collections[0] === 'products')!.value
     const json = JSON.stringify(keys[0]!.parameters)
-    const digest = createHmac('sha256', SEARCH_KEY).update(json).digest('base64')
-    expect(Buffer.from(keys[0]!.key, 'base64').toString()).toBe(`${digest}${SEARCH_KEY.slice(0, 4)}${json}`)
+    const digest = createHmac('sha256', parent).update(json).digest('base64')
+    expect(Buffer.from(keys[0]!.key, 'base64').toString()).toBe(`${digest}${parent.slice(0, 4)}${json}`)
 
     const some = await mint({ type: ['brand'] })
     expect(some.status).toBe(201)

@@ -1,7 +1,10 @@
 // A local stand-in for a Typesense server (Typesense cannot run on these machines). It checks each
 // request against Typesense's documented API (typesense.org/docs/29.0/api: collections, documents
-// import, delete by filter, multi_search), answers in the documented shapes, and keeps documents in
-// memory with a small, literal search: enough to test what our client sends and how we map answers.
+// import, delete by filter, multi_search, API keys and scoped search keys), answers in the documented
+// shapes, and keeps documents in memory with a small, literal search: enough to test what our client
+// sends and how we map answers.
+
+import { fakeKeyStore } from './typesense-fake-keys'
 
 type Field = { name: string; type: string; optional?: boolean; index?: boolean; facet?: boolean; infix?: boolean }
 type Schema = { name: string; fields: Field[] }
@@ -243,6 +246,22 @@ export async function startTypesenseFake(apiKey: string) {
   const collections = new Map<string, { schema: Schema; docs: Map<string, Doc> }>()
   const requests: Recorded[] = []
   const collectionOf = (name: string) => collections.get(name) ?? fail(404, 'Not Found')
+  const keys = fakeKeyStore(apiKey, fail)
+
+  /** The request's key checked for what the request does; a search gets each search's embedded parameters. */
+  function authorize(key: string | null, method: string, path: string, query: Record<string, string>, body: string) {
+    if (method === 'POST' && path === '/multi_search') {
+      let searches: { collection?: unknown }[] = []
+      try {
+        searches = (JSON.parse(body) as { searches: { collection?: unknown }[] }).searches ?? []
+      } catch {}
+      const names = (Array.isArray(searches) ? searches : []).map((s) => String(s.collection ?? query.collection ?? ''))
+      return keys.authorize(key, 'documents:search', names)
+    }
+    if (path === '/keys') return keys.authorize(key, method === 'POST' ? 'keys:create' : 'keys:list', [])
+    if (key !== apiKey) fail(401, 'Forbidden - a valid `x-typesense-api-key` header must be sent.')
+    return []
+  }
 
   function importDocuments(name: string, query: Record<string, string>, body: string, contentType: string) {
     const { schema, docs } = collectionOf(name)
@@ -282,11 +301,21 @@ export async function startTypesenseFake(apiKey: string) {
     return results.map((r) => JSON.stringify(r)).join('\n')
   }
 
-  function route(method: string, path: string, query: Record<string, string>, body: string, contentType: string) {
+  function route(
+    method: string,
+    path: string,
+    query: Record<string, string>,
+    body: string,
+    contentType: string,
+    embedded: Record<string, unknown>[],
+  ) {
     const one = /^\/collections\/([^/]+)$/.exec(path)
     const importing = /^\/collections\/([^/]+)\/documents\/import$/.exec(path)
     const documents = /^\/collections\/([^/]+)\/documents$/.exec(path)
     if (method === 'GET' && path === '/health') return { ok: true }
+    if (method === 'POST' && path === '/keys') return keys.create(JSON.parse(body || 'null'))
+    if (method === 'GET' && path === '/keys')
+      return { keys: keys.keys.map(({ value, ...k }) => ({ ...k, value_prefix: value.slice(0, 4) })) }
     if (method === 'POST' && path === '/collections') {
       const schema = JSON.parse(body) as Schema
       if (typeof schema.name !== 'string' || !Array.isArray(schema.fields)) fail(400, 'Bad collection schema.')
@@ -322,8 +351,8 @@ export async function startTypesenseFake(apiKey: string) {
       const { searches } = JSON.parse(body) as { searches: Record<string, unknown>[] }
       if (!Array.isArray(searches)) fail(400, 'Missing `searches` array.')
       return {
-        results: searches.map((s) => {
-          const params = { ...query, ...s }
+        results: searches.map((s, i) => {
+          const params = keys.embed({ ...query, ...s }, embedded[i] ?? {})
           try {
             const c = collectionOf(String(params.collection))
             return search(c.schema, c.docs, params)
@@ -351,11 +380,11 @@ export async function startTypesenseFake(apiKey: string) {
       } catch {}
       requests.push({ method: req.method, path: url.pathname, query, body: parsed })
       try {
-        if (req.headers.get('x-typesense-api-key') !== apiKey)
-          fail(401, 'Forbidden - a valid `x-typesense-api-key` header must be sent.')
-        const answer = route(req.method, url.pathname, query, body, contentType)
+        const embedded = authorize(req.headers.get('x-typesense-api-key'), req.method, url.pathname, query, body)
+        const answer = route(req.method, url.pathname, query, body, contentType, embedded)
         if (typeof answer === 'string') return new Response(answer, { headers: { 'content-type': 'text/plain' } })
-        return Response.json(answer, { status: req.method === 'POST' && url.pathname === '/collections' ? 201 : 200 })
+        const created = req.method === 'POST' && (url.pathname === '/collections' || url.pathname === '/keys')
+        return Response.json(answer, { status: created ? 201 : 200 })
       } catch (err) {
         if (err instanceof ApiError) return Response.json({ message: err.message }, { status: err.status })
         return Response.json({ message: String(err) }, { status: 500 })
@@ -366,6 +395,8 @@ export async function startTypesenseFake(apiKey: string) {
     url: `http://127.0.0.1:${server.port}`,
     requests,
     collections,
+    /** the API keys created through POST /keys, with their values */
+    keys: keys.keys,
     stop: () => server.stop(true),
   }
 }
