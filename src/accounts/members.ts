@@ -48,7 +48,18 @@ export function listMembers(organizationId: string, filter: MemberFilter, page: 
 
 export type MemberInput = { user_email: string; user_name?: string; user_metadata?: Metadata | null; role: MemberRole }
 
+/**
+ * Contract §4: no key creates, promotes to, demotes, changes or removes the organization's owner
+ * member. Keys are not people: a key held by a manager cannot prove that the owner asked. The
+ * owner's own request reaches the platform, which transfers ownership with the admin token
+ * (transferOwnership).
+ */
+const OWNER_BY_REQUEST =
+  "ownership passes only at the owner's own request, which the platform carries out (POST …/ownership with the admin token)"
+const ownerUntouchable = (what: string) => new AppError('forbidden', `no API key can ${what}: ${OWNER_BY_REQUEST}`)
+
 export async function addMember(ex: Executor, organizationId: string, input: MemberInput) {
+  if (input.role === 'owner') throw ownerUntouchable('add an owner')
   try {
     const [row] = await ex
       .insert(members)
@@ -67,37 +78,27 @@ export async function addMember(ex: Executor, organizationId: string, input: Mem
   }
 }
 
-const otherOwners = (tx: Tx, organizationId: string, id: string) =>
-  tx.$count(
-    members,
-    and(eq(members.organizationId, organizationId), eq(members.role, 'owner'), sql`${members.id} <> ${id}`),
-  )
-
-/** Locks the member row; the organization keeps at least one owner. */
+/** Locks the member row (404 when it is not of this organization) after the organization's owner lock. */
 async function lockMember(tx: Tx, organizationId: string, id: string) {
+  // Serialise owner changes per organization: a transfer and a change of the same rows queue up.
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`owners:${organizationId}`}))`)
   const [row] = await tx
     .select()
     .from(members)
     .where(and(eq(members.id, id), eq(members.organizationId, organizationId)))
     .for('update')
   if (!row) throw notFound('member')
-  // Serialise owner changes per organization so two demotions cannot both see another owner.
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`owners:${organizationId}`}))`)
   return row
 }
 
 export type MemberPatch = { user_name?: string; user_metadata?: Metadata | null; role?: MemberRole }
 
+/** A key's change of a member; the owner member, and making anyone owner, are refused (403). */
 export function updateMember(ex: Executor, organizationId: string, id: string, patch: MemberPatch) {
   return inTransaction(ex, async (tx) => {
     const row = await lockMember(tx, organizationId, id)
-    if (
-      row.role === 'owner' &&
-      patch.role &&
-      patch.role !== 'owner' &&
-      (await otherOwners(tx, organizationId, id)) === 0
-    )
-      throw new AppError('conflict', 'the organization must keep at least one owner')
+    if (row.role === 'owner') throw ownerUntouchable("change the organization's owner member")
+    if (patch.role === 'owner') throw ownerUntouchable('make a member the owner')
     const userMetadata = mergeMetadata(row.userMetadata, patch.user_metadata, 'user_metadata')
     const [updated] = await tx
       .update(members)
@@ -108,11 +109,45 @@ export function updateMember(ex: Executor, organizationId: string, id: string, p
   })
 }
 
+/** A key's removal of a member; the owner member is refused (403). */
 export function removeMember(ex: Executor, organizationId: string, id: string) {
   return inTransaction(ex, async (tx) => {
     const row = await lockMember(tx, organizationId, id)
-    if (row.role === 'owner' && (await otherOwners(tx, organizationId, id)) === 0)
-      throw new AppError('conflict', 'the organization must keep at least one owner')
+    if (row.role === 'owner') throw ownerUntouchable("remove the organization's owner member")
     await tx.delete(members).where(eq(members.id, id))
+  })
+}
+
+export type OwnershipTransfer = {
+  /** the owner whose request this is */
+  from_member_id: string
+  /** the member who becomes the owner */
+  to_member_id: string
+  /** what the previous owner becomes (default manager) */
+  previous_owner_role?: Exclude<MemberRole, 'owner'>
+}
+
+/**
+ * The owner's own request, carried out by the platform (admin token): `to` becomes the owner and
+ * the owner `from` takes `previous_owner_role`, in one transaction, so the organization always
+ * has its owner. A request from a member who is not (or no longer) an owner is 409.
+ */
+export function transferOwnership(ex: Executor, organizationId: string, transfer: OwnershipTransfer) {
+  return inTransaction(ex, async (tx) => {
+    const from = await lockMember(tx, organizationId, transfer.from_member_id)
+    const to = await lockMember(tx, organizationId, transfer.to_member_id)
+    if (from.role !== 'owner')
+      throw new AppError(
+        'conflict',
+        'from_member_id is not an owner of the organization: only the owner hands ownership on',
+      )
+    if (from.id === to.id) throw new AppError('conflict', 'from_member_id and to_member_id are the same member')
+    const [previous] = await tx
+      .update(members)
+      .set({ role: transfer.previous_owner_role ?? 'manager' })
+      .where(eq(members.id, from.id))
+      .returning()
+    const [owner] = await tx.update(members).set({ role: 'owner' }).where(eq(members.id, to.id)).returning()
+    return { owner: toMemberResource(owner!), previous_owner: toMemberResource(previous!) }
   })
 }

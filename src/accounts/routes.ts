@@ -5,7 +5,7 @@ import { errorResponses } from '../http/openapi'
 import { notFound } from '../shared/errors'
 import { Page, PageQuery } from '../shared/pagination'
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys'
-import { addMember, listMembers, removeMember, updateMember } from './members'
+import { addMember, listMembers, removeMember, transferOwnership, updateMember } from './members'
 import { createOrganization } from './organizations'
 import {
   ApiKey,
@@ -20,6 +20,8 @@ import {
   OrganizationCreate,
   OrganizationCreated,
   OrgParams,
+  OwnershipTransfer,
+  OwnershipTransferred,
 } from './schemas'
 
 const tags = ['Account']
@@ -101,7 +103,12 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
       params: MembersParams,
       body: MemberCreate,
       response: { 201: Member, ...errorResponses },
-      detail: { tags, summary: 'Add a member', description: '409 `conflict` when the email is already a member.' },
+      detail: {
+        tags,
+        summary: 'Add a member',
+        description:
+          "409 `conflict` when the email is already a member. Role `owner` is refused (403): ownership passes only at the owner's own request (`POST …/ownership`).",
+      },
     },
   )
   .patch(
@@ -115,7 +122,8 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
       detail: {
         tags,
         summary: "Change a member's role, name or metadata",
-        description: 'The last owner cannot be demoted (409 `conflict`).',
+        description:
+          "No key changes the organization's owner member or makes a member `owner` (403 `forbidden`): ownership passes only at the owner's own request (`POST …/ownership`).",
       },
     },
   )
@@ -129,6 +137,27 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
       auth: { role: 'manager', org: 'organization_id' },
       params: MemberParams,
       response: { 204: t.Void(), ...errorResponses },
-      detail: { tags, summary: 'Remove a member', description: 'The last owner cannot be removed (409 `conflict`).' },
+      detail: {
+        tags,
+        summary: 'Remove a member',
+        description:
+          "No key removes the organization's owner member (403 `forbidden`); hand ownership on first (`POST …/ownership`).",
+      },
+    },
+  )
+  .post(
+    '/:organization_id/ownership',
+    ({ params, body }) => transaction((tx) => transferOwnership(tx, params.organization_id, body)),
+    {
+      adminOnly: true,
+      params: OrgParams,
+      body: OwnershipTransfer,
+      response: { 200: OwnershipTransferred, ...errorResponses },
+      detail: {
+        tags,
+        summary: "Transfer ownership (operator, at the owner's request)",
+        description:
+          "Keys are not people, so no key can hand an organization's ownership on (contract §4). The owner asks the platform, which checks that the request is the owner's own and calls this with X-Admin-Token (404 without it): `to_member_id` becomes the owner and the owner `from_member_id` takes `previous_owner_role` (default manager), in one transaction. 409 `conflict` when `from_member_id` is not an owner; 404 when either member is not of the organization.",
+      },
     },
   )

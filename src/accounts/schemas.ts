@@ -90,6 +90,20 @@ export const MemberPatch = t.Object(
   { additionalProperties: false },
 )
 
+/** Every member role but owner: what a key may give, and what a previous owner becomes. */
+const NonOwnerRole = Enum(MEMBER_ROLES.filter((r): r is Exclude<typeof r, 'owner'> => r !== 'owner'))
+
+export const OwnershipTransfer = t.Object(
+  {
+    from_member_id: Id('from_member_id'),
+    to_member_id: Id('to_member_id'),
+    previous_owner_role: t.Optional(NonOwnerRole),
+  },
+  { additionalProperties: false },
+)
+
+export const OwnershipTransferred = t.Object({ owner: Member, previous_owner: Member })
+
 export const MemberQuery = t.Composite([
   PageQuery,
   t.Object({

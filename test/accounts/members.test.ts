@@ -1,10 +1,18 @@
 import { describe, expect, test } from 'bun:test'
-import { removeMember, updateMember } from '../../src/accounts/members'
+import { removeMember, transferOwnership } from '../../src/accounts/members'
 import { db } from '../../src/db/client'
 import { transaction } from '../../src/db/tx'
 import type { AppError } from '../../src/shared/errors'
 import { parseId } from '../../src/shared/ids'
-import { createKey, createOrganization, expectProblem, ORGS, type TestOrg, tableCounts } from '../support/fixtures'
+import {
+  ADMIN,
+  createKey,
+  createOrganization,
+  expectProblem,
+  ORGS,
+  type TestOrg,
+  tableCounts,
+} from '../support/fixtures'
 import { del, get, patch, post } from '../support/server'
 
 const membersOf = (org: TestOrg | string) => `${ORGS}/${typeof org === 'string' ? org : org.id}/members`
@@ -180,7 +188,7 @@ describe('members (spec #4)', () => {
     expect(long.json.errors[0].field).toBe('q')
   })
 
-  test('change role and metadata with merge semantics; the last owner stays', async () => {
+  test('change role and metadata with merge semantics; the owner stays', async () => {
     const org = await createOrganization()
     const added = await post(
       membersOf(org),
@@ -206,17 +214,24 @@ describe('members (spec #4)', () => {
     expect(cleared.json.user_metadata).toEqual({})
 
     const owner = (await get(`${membersOf(org)}?role=owner`, org.key)).json.data[0]
-    expectProblem(await patch(`${membersOf(org)}/${owner.id}`, { role: 'viewer' }, org.key), 409, 'conflict')
-    expectProblem(await del(`${membersOf(org)}/${owner.id}`, org.key), 409, 'conflict')
-    // with a second owner, the first can step down
-    await patch(`${membersOf(org)}/${id}`, { role: 'owner' }, org.key)
+    // contract §4: no key demotes or removes the owner (test/security/members.test.ts has the rest)
+    expectProblem(await patch(`${membersOf(org)}/${owner.id}`, { role: 'viewer' }, org.key), 403, 'forbidden')
+    expectProblem(await del(`${membersOf(org)}/${owner.id}`, org.key), 403, 'forbidden')
+    // once ownership has passed (the owner's request, carried out with the admin token), the first is a member like any other
+    const moved = await post(
+      `${ORGS}/${org.id}/ownership`,
+      { from_member_id: owner.id, to_member_id: id },
+      undefined,
+      ADMIN,
+    )
+    expect(moved.status).toBe(200)
     expect((await patch(`${membersOf(org)}/${owner.id}`, { role: 'viewer' }, org.key)).json.role).toBe('viewer')
   })
 
-  test('two owners stepping down at once: the second waits for the first and is refused', async () => {
+  test("a key's change of a member waits for a transfer of ownership to it, then is refused", async () => {
     const org = await createOrganization()
     const orgId = parseId(org.id)!
-    const second = await post(membersOf(org), { user_email: 'co-owner@example.test', role: 'owner' }, org.key)
+    const second = await post(membersOf(org), { user_email: 'heir@example.test', role: 'manager' }, org.key)
     const first = (await get(`${membersOf(org)}?role=owner`, org.key)).json.data[0]
     let release = () => {}
     const held = new Promise<void>((resolve) => {
@@ -226,9 +241,9 @@ describe('members (spec #4)', () => {
     const firstDemoted = new Promise<void>((resolve) => {
       demoted = resolve
     })
-    // A demotes the first owner and keeps its transaction open; B then removes the second owner.
+    // A hands ownership from the first to the second and keeps its transaction open; B then removes the second.
     const a = transaction(async (tx) => {
-      await updateMember(tx, orgId, parseId(first.id)!, { role: 'viewer' })
+      await transferOwnership(tx, orgId, { from_member_id: parseId(first.id)!, to_member_id: parseId(second.json.id)! })
       demoted()
       await held
     })
@@ -246,7 +261,7 @@ describe('members (spec #4)', () => {
     release()
     await a
     expect(waited).toBe(true)
-    expect(await b).toBe('conflict')
+    expect(await b).toBe('forbidden') // it is the owner by then
     const owners = (await get(`${membersOf(org)}?role=owner`, org.key)).json.data
     expect(owners.map((m: { id: string }) => m.id)).toEqual([second.json.id])
   })
