@@ -175,6 +175,12 @@ export async function updateProduct(ex: Executor, organizationId: string, gtinIn
   return inTransaction(ex, async (tx) => {
     const found = await lockOwned(tx, organizationId, gtin)
     const { product } = found
+    // a contested claim speaks with no owner's authority (owner values win outright): release it or wait
+    if (product.claimVerificationStatus === 'disputed' || product.claimVerificationStatus === 'rejected')
+      throw new AppError(
+        'conflict',
+        `the claim on ${gtin} is ${product.claimVerificationStatus}: its record cannot be changed until the claim is settled`,
+      )
     const metadata = mergeMetadata(product.metadata, patch.metadata)
     // a patch that restates what the owner already said changes nothing: no write, no event
     if (JSON.stringify(metadata) === JSON.stringify(product.metadata) && (await restatesOwner(tx, product.id, patch)))

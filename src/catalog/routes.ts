@@ -73,7 +73,7 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
       detail: {
         tags,
         summary: 'Update a product',
-        description: `Partial update by the owning organization (403 otherwise). Metadata merges; date labels are checked and ingredients parsed again. Emits \`product.updated\`. ${gtinNote}`,
+        description: `Partial update by the owning organization (403 otherwise; 409 \`conflict\` while its claim is disputed or rejected). Metadata merges; date labels are checked and ingredients parsed again. Emits \`product.updated\`. ${gtinNote}`,
       },
     },
   )

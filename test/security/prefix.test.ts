@@ -15,7 +15,7 @@ import {
   tableCounts,
   unique,
 } from '../support/fixtures'
-import { databaseUrl, del, get, post } from '../support/server'
+import { databaseUrl, del, get, patch, post } from '../support/server'
 
 // Issue 44, finding 3: organization B claimed a GTIN under A's registered GS1 company prefix, added
 // a rule, and every scan of it went to B's phishing URL, while A's own claim got 409. A company
@@ -137,6 +137,12 @@ describe('a GS1 company prefix belongs to one organization', () => {
     )
     expect(storedRule).toEqual({ custom_url: PHISHING, enabled: true })
     expectForeignPrefix(await post(`${PRODUCTS}/${gtin}/claim`, {}, squatter.key), holder)
+    // nor write the record with an owner's authority while the claim is disputed
+    const record = await get(`${PRODUCTS}/${gtin}`, squatter.key)
+    const edited = await patch(`${PRODUCTS}/${gtin}`, { image_url: 'https://phish.example/pack.png' }, squatter.key)
+    expectProblem(edited, 409, 'conflict')
+    expect(edited.json.detail).toContain('disputed')
+    expect((await get(`${PRODUCTS}/${gtin}`, squatter.key)).json).toEqual(record.json)
 
     // the holder's claim takes the product over (not 409 as before); B's rules no longer apply
     const taken = await post(`${PRODUCTS}/${gtin}/claim`, {}, holder.key)
@@ -158,7 +164,7 @@ describe('a GS1 company prefix belongs to one organization', () => {
       'select event_type, organization_id from events where subject_id = $1 order by created, event_type',
       [parseId(made.json.id)],
     )
-    expect(events.map((e) => [e.event_type, e.organization_id])).toEqual([
+    expect(events.map((e): unknown[] => [e.event_type, e.organization_id])).toEqual([
       ['product.created', parseId(squatter.id)],
       ['product.updated', parseId(squatter.id)], // disputed
       ['product.claimed', parseId(holder.id)],

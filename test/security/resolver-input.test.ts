@@ -119,7 +119,7 @@ describe('rule date-times are RFC 3339 in years 1000-9999', () => {
       expect(patched.json.errors.map((e: { field: string }) => e.field)).toEqual([field])
     }
     expect(await ruleCount()).toBe(before)
-    expect(await sql('select * from resolution_rules where id = $1', [parseId(rule.id)])).toEqual([stored])
+    expect(await sql('select * from resolution_rules where id = $1', [parseId(rule.id)])).toEqual([stored!])
     // the first and the last moment of the range are taken, and read back as written
     const edges = await createRule(org, {
       ...body,
@@ -238,7 +238,7 @@ describe('links name PUBLIC_URL, or the trusted proxy’s forwarded host', () =>
     // without a forwarded host, the Host the proxy passed on counts, checked as well
     const passed = await raw(proxied.url, `/01/${p.gtin}`, { Host: 'id.example.test:8443' })
     expect(passed.headers.link).toStartWith(`<http://id.example.test:8443/01/${p.gtin}?linkType=linkset>`)
-    const unusable = [
+    const unusable: Record<string, string>[] = [
       { Host: 'ev%0ail' },
       { Host: '127.0.0.1', 'X-Forwarded-Host': 'ev%0ail' },
       { Host: '127.0.0.1', 'X-Forwarded-Host': 'evil.example/path' },
