@@ -81,7 +81,7 @@ export const campaignRoutes = new Elysia({ name: 'campaigns', prefix: '/advertis
       detail: {
         tags,
         summary: "Report a campaign's daily performance",
-        description: `A JSON list of up to 1,000 daily rows: \`date\` (a UTC day), \`impressions\`, \`clicks\`, \`spend\` (decimal string) and \`source\` (default \`api\`). Idempotent by campaign, date and source: a row sent again replaces that day's figures (\`updated\`) or changes nothing (\`unchanged\`). All rows are written or none; the same date and source twice is 422. An archived campaign refuses rows (409). Answers the counts and the campaign's new lifetime totals. ${MONEY}`,
+        description: `A JSON list of up to 1,000 daily rows: \`date\` (a UTC day), \`impressions\`, \`clicks\`, \`spend\` (decimal string) and \`source\` (default \`api\`). Idempotent by campaign, date and source: a row sent again replaces that day's figures (\`updated\`) or changes nothing (\`unchanged\`). All rows are written or none; the same date and source twice is 422, and so is a date outside the years 0001-9999 or a row that would take the campaign's lifetime totals past their bounds (spend 99999999999999.999999 USD, impressions and clicks 9007199254740991 each; a row counts by what it adds to the row it replaces). An archived campaign refuses rows (409). Answers the counts and the campaign's new lifetime totals. ${MONEY}`,
       },
     },
   )
