@@ -5,7 +5,7 @@ import { emit } from '../events/outbox'
 import { AppError, notFound } from '../shared/errors'
 import { brandFor, organizationProfile } from './brands'
 import { normalizeGtin } from './gtin'
-import { refuseForeignPrefix } from './prefixes'
+import { holdPrefixesSteady, refuseForeignPrefix } from './prefixes'
 import { lockOwned } from './products'
 import { findProduct, toProductResource } from './resource'
 import { sendVerificationSignals } from './verification'
@@ -21,6 +21,8 @@ import { sendVerificationSignals } from './verification'
 export function claimProduct(ex: Executor, organizationId: string, gtinInput: string) {
   const gtin = normalizeGtin(gtinInput)
   return inTransaction(ex, async (tx) => {
+    // the prefixes' lock before the product's row: a registration takes them in that order
+    await holdPrefixesSteady(tx)
     const found = await findProduct(tx, gtin, true)
     if (!found) throw notFound('product')
     const { product } = found

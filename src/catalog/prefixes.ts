@@ -41,7 +41,11 @@ export async function prefixHolder(ex: Executor, gtin14: string): Promise<string
   return row?.organizationId ?? null
 }
 
-/** 409 when the GTIN is under a prefix another organization holds; the detail never names it. */
+/**
+ * 409 when the GTIN is under a prefix another organization holds; the detail never names it.
+ * Takes the shared lock (holdPrefixesSteady); a caller that locks a product row first must take
+ * that lock before it, as a registration locks the products under its prefixes after its own.
+ */
 export async function refuseForeignPrefix(tx: Tx, organizationId: string, gtin14: string, verb: 'create' | 'claim') {
   await holdPrefixesSteady(tx)
   const holder = await prefixHolder(tx, gtin14)
