@@ -59,11 +59,14 @@ export function claimDeliveries(limit: number, shares: Shares): Promise<Claim[]>
     await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`)
     const { rows } = await tx.execute<{ id: string; job_token: string }>(sql`
       with recursive scheduled(endpoint_id) as (
-        (select endpoint_id from webhook_deliveries where job_token is not null order by endpoint_id limit 1)
+        -- ordered as webhook_deliveries_scheduled_idx is, so the planner walks that small index and
+        -- never the settled deliveries
+        (select endpoint_id from webhook_deliveries where job_token is not null
+         order by endpoint_id, next_attempt_at limit 1)
         union all
         select (select d.endpoint_id from webhook_deliveries d
                 where d.job_token is not null and d.endpoint_id > s.endpoint_id
-                order by d.endpoint_id limit 1)
+                order by d.endpoint_id, d.next_attempt_at limit 1)
         from scheduled s where s.endpoint_id is not null
       ),
       busy as materialized (
