@@ -86,7 +86,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
       detail: {
         tags,
         summary: 'Update a webhook endpoint (spec #12)',
-        description: `Partial update: omitted fields are untouched; metadata merges; a \`signing_secret\` in the body is 422 (use rotate-secret). \`is_active: false\` pauses: no new events are queued for it and queued deliveries wait; \`is_active: true\` sends what waited and clears \`disabled_reason\`. ${scoped}`,
+        description: `Partial update: omitted fields are untouched; metadata merges; a \`signing_secret\` in the body is 422 (use rotate-secret). \`is_active: false\` pauses: no new events are queued for it and queued deliveries wait; \`is_active: true\` sends what waited, clears \`disabled_reason\` and closes an open circuit. ${scoped}`,
       },
     },
   )
@@ -171,7 +171,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
         tags,
         summary: 'List deliveries',
         description:
-          'Newest first, each with its attempts (response status, latency, error). Filters: `endpoint_id`, `status`. Failed attempts are retried 30 s, 2 min, 10 min, 1 h, 4 h, 12 h and 24 h after the one before (±10 % jitter; a 429/503 `Retry-After` is honoured up to 24 h), then the delivery is `failed`. An endpoint whose every attempt has failed for 5 days is switched off (`disabled_reason`, event `webhook_endpoint.disabled`). Manager keys only.',
+          'Newest first, each with its attempts (response status, latency, error). Filters: `endpoint_id`, `status`. Failed attempts are retried 30 s, 2 min, 10 min, 1 h, 4 h, 12 h and 24 h after the one before (±10 % jitter; a 429/503 `Retry-After` is honoured up to 24 h), then the delivery is `failed`. An endpoint whose every attempt has failed for 5 days is switched off (`disabled_reason`, event `webhook_endpoint.disabled`). Fair shares: an endpoint has at most 10 attempts in flight and an organization a quarter of the slots of a worker; after 5 failed attempts in a row the circuit of an endpoint opens and its deliveries wait (attempts not counted) until one probe, 30 s later, succeeds. Manager keys only.',
       },
     },
   )
