@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { isRunning } from '../../src/db/processes'
 import { postmastersOf, tempDir } from '../support/cluster'
@@ -12,7 +12,7 @@ import { startServer } from '../support/process'
 
 const ADMIN_TOKEN = 'supervision-admin-token-0123456789'
 const dir = tempDir('supervised')
-afterAll(() => void Bun.spawnSync(['rm', '-rf', dir]))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 type Line = { level: number; msg?: string; [k: string]: unknown }
 const lines = (output: string): Line[] =>
