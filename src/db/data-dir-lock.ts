@@ -41,9 +41,9 @@ function isAlive(holder: LockHolder): boolean {
 /**
  * Takes DATA_DIR's lock for this process, or names the live process that holds it. A lock whose
  * holder has died (a killed server) is stale and taken over. Two processes taking over the same
- * stale lock at the same instant could both believe they hold it; PostgreSQL's own lock on its
- * data directory (postmaster.pid) still lets only one of them start a cluster, and the other
- * fails to start.
+ * stale lock at the same instant could both believe they hold it: the caller checks `holdsLock`
+ * once more before it acts, and PostgreSQL's own lock on its data directory (postmaster.pid)
+ * still lets only one cluster start.
  */
 export function lockDataDir(dataDir: string, kind: LockHolder['kind']): { lock: DataDirLock } | { holder: LockHolder } {
   const path = join(dataDir, LOCK_FILE)

