@@ -56,7 +56,12 @@ export async function* affiliateFeed(
   options: { mapping?: ColumnMapping; observedAt: Date },
 ): AsyncGenerator<FeedRow> {
   const column = (a: MerchantAttribute) => options.mapping?.[a] ?? a
-  for await (const { line, row } of csvRows(stream)) {
+  for await (const read of csvRows(stream)) {
+    if (read.problem !== undefined) {
+      yield { line: read.line, rejected: read.problem, input: read.input }
+      continue
+    }
+    const { line, row } = read
     const get = (a: MerchantAttribute) => text(row[column(a)], a)
     try {
       const itemId = get('id')

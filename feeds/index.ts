@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises'
 import type { FEED_FORMATS, FEED_SOURCES } from '../src/db/schema/feeds'
 import { affiliateFeed, type ColumnMapping } from './affiliate'
-import { openInput } from './input'
+import { type InflateLimits, openInput } from './input'
 import { offCsv, offJsonl } from './off'
 import type { FeedRow } from './record'
 import { usdaCsv, usdaJson } from './usda'
@@ -22,6 +22,8 @@ export type FeedSpec = {
   mapping?: ColumnMapping
   /** when the feed was observed (an affiliate sale price applies at this time) */
   observedAt: Date
+  /** how far a gzip file may expand (default: the ratio limit alone) */
+  limits?: InflateLimits
 }
 
 /** The first non-blank character of a file (decompressed), to tell JSON from CSV. */
@@ -54,15 +56,15 @@ export async function detectFormat(source: FeedSource, path: string): Promise<Fe
 export async function* readFeed(spec: FeedSpec, onBytes?: (n: number) => void): AsyncGenerator<FeedRow> {
   switch (spec.format) {
     case 'off_jsonl':
-      return yield* offJsonl(await openInput(spec.path, onBytes))
+      return yield* offJsonl(await openInput(spec.path, onBytes, spec.limits))
     case 'off_csv':
-      return yield* offCsv(await openInput(spec.path, onBytes))
+      return yield* offCsv(await openInput(spec.path, onBytes, spec.limits))
     case 'usda_csv':
       return yield* usdaCsv(spec.path)
     case 'usda_json':
-      return yield* usdaJson(spec.path)
+      return yield* usdaJson(spec.path, spec.limits)
     case 'merchant_csv':
-      return yield* affiliateFeed(await openInput(spec.path, onBytes), {
+      return yield* affiliateFeed(await openInput(spec.path, onBytes, spec.limits), {
         mapping: spec.mapping,
         observedAt: spec.observedAt,
       })

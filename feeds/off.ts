@@ -87,7 +87,11 @@ const rejected = (line: number, err: unknown, input: string): FeedRow => {
 
 /** The JSONL dump: each line a product; a broken line is rejected with its number. */
 export async function* offJsonl(stream: Readable): AsyncGenerator<FeedRow> {
-  for await (const { line, text: raw } of lines(stream)) {
+  for await (const { line, text: raw, problem } of lines(stream, { skipBlank: true })) {
+    if (problem) {
+      yield { line, rejected: problem, input: raw.slice(0, 200) }
+      continue
+    }
     if (raw.trim() === '') continue
     try {
       yield { line, record: offRecord(JSON.parse(raw)) }
@@ -99,7 +103,12 @@ export async function* offJsonl(stream: Readable): AsyncGenerator<FeedRow> {
 
 /** The CSV export: tab-separated, never quoted. */
 export async function* offCsv(stream: Readable): AsyncGenerator<FeedRow> {
-  for await (const { line, row } of csvRows(stream, { delimiter: '\t', quoted: false })) {
+  for await (const read of csvRows(stream, { delimiter: '\t', quoted: false })) {
+    if (read.problem !== undefined) {
+      yield { line: read.line, rejected: read.problem, input: read.input }
+      continue
+    }
+    const { line, row } = read
     try {
       yield { line, record: offRecord(row) }
     } catch (err) {

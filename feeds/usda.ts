@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { csvRows, openInput } from './input'
+import { MAX_RECORD_BYTES } from '../src/shared/text-records'
+import { csvRows, type InflateLimits, openInput } from './input'
 import { parseQuantity } from './quantity'
 import { checkedFields, type FeedRecord, type FeedRow, RowError, readFeedCode, text, unshout } from './record'
 
@@ -68,9 +69,14 @@ export async function* usdaCsv(path: string): AsyncGenerator<FeedRow> {
   const folder = (await stat(path)).isDirectory() ? path : dirname(path)
   const descriptions = new Map<string, string>()
   for await (const { row } of csvRows(await openInput(join(folder, 'food.csv')), { delimiter: ',' }))
-    if (row.fdc_id && row.description) descriptions.set(row.fdc_id, row.description)
+    if (row?.fdc_id && row.description) descriptions.set(row.fdc_id, row.description)
   const branded = await openInput(join(folder, 'branded_food.csv'))
-  for await (const { line, row } of csvRows(branded, { delimiter: ',' }))
+  for await (const read of csvRows(branded, { delimiter: ',' })) {
+    if (read.problem !== undefined) {
+      yield { line: read.line, rejected: read.problem, input: read.input }
+      continue
+    }
+    const { line, row } = read
     yield toRow(
       line,
       () => ({
@@ -85,19 +91,34 @@ export async function* usdaCsv(path: string): AsyncGenerator<FeedRow> {
       }),
       () => JSON.stringify(row),
     )
+  }
 }
 
 /**
  * The elements of the first top-level array in a JSON stream, as text, without holding the whole
- * document: a small scanner that tracks nesting and strings.
+ * document: a small scanner that tracks nesting and strings. An element longer than `max`
+ * characters is not held either: it comes as a `problem` with its start.
  */
-export async function* jsonArrayItems(stream: Readable): AsyncGenerator<string> {
+export async function* jsonArrayElements(
+  stream: Readable,
+  max = MAX_RECORD_BYTES,
+): AsyncGenerator<{ text: string; problem?: string }> {
   const decoder = new TextDecoder()
   let depth = 0
   let inString = false
   let escaped = false
   let item: string[] = []
+  let size = 0
+  let sample: string | null = null
   let start = -1
+  const keep = (part: string) => {
+    size += part.length
+    if (sample !== null) return
+    if (size > max) {
+      sample = [...item, part].join('').slice(0, 200)
+      item = []
+    } else item.push(part)
+  }
   for await (const chunk of stream) {
     const s = decoder.decode(chunk as Uint8Array, { stream: true })
     start = depth >= 3 ? 0 : -1
@@ -116,23 +137,36 @@ export async function* jsonArrayItems(stream: Readable): AsyncGenerator<string> 
       } else if (c === '}' || c === ']') {
         depth--
         if (depth === 2 && start !== -1) {
-          item.push(s.slice(start, i + 1))
-          yield item.join('')
+          keep(s.slice(start, i + 1))
+          yield sample === null
+            ? { text: item.join('') }
+            : { text: sample, problem: `the element is ${size} characters long; at most ${max} are read as one` }
           item = []
+          size = 0
+          sample = null
           start = -1
         }
       }
     }
-    if (start !== -1) item.push(s.slice(start))
+    if (start !== -1) keep(s.slice(start))
   }
   if (depth !== 0) throw new Error('the JSON document ends inside a value (truncated file?)')
 }
 
+/** The elements of the first top-level array of a JSON stream, as text (see jsonArrayElements). */
+export async function* jsonArrayItems(stream: Readable): AsyncGenerator<string> {
+  for await (const element of jsonArrayElements(stream, Number.POSITIVE_INFINITY)) yield element.text
+}
+
 /** The JSON download: {"BrandedFoods": [ {...food...}, ... ]}. */
-export async function* usdaJson(path: string): AsyncGenerator<FeedRow> {
+export async function* usdaJson(path: string, limits?: InflateLimits): AsyncGenerator<FeedRow> {
   let n = 0
-  for await (const raw of jsonArrayItems(await openInput(path))) {
+  for await (const { text: raw, problem } of jsonArrayElements(await openInput(path, undefined, limits))) {
     n++
+    if (problem) {
+      yield { line: n, rejected: problem, input: raw }
+      continue
+    }
     let food: Record<string, unknown>
     try {
       food = JSON.parse(raw)

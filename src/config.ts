@@ -97,6 +97,17 @@ const Env = t.Object({
   /** Longest a scheduled feed download may take, and its largest size. */
   FEED_DOWNLOAD_TIMEOUT_SECONDS: t.Number({ minimum: 1, maximum: 24 * 3600, default: 3600 }),
   FEED_DOWNLOAD_MAX_MB: t.Integer({ minimum: 1, maximum: 1_048_576, default: 51_200 }),
+  /** Largest feed file an upload (POST /feeds/api/v1/runs) may send, in MiB (413 past it; nothing is stored). */
+  FEED_UPLOAD_MAX_MB: t.Integer({ minimum: 1, maximum: 16_384, default: 512 }),
+  /**
+   * Largest size a gzip-compressed uploaded feed may decompress to, in MiB: the run fails past it.
+   * Any gzip feed also fails past 100:1 once over 4 MiB (a decompression bomb).
+   */
+  FEED_DECOMPRESSED_MAX_MB: t.Integer({ minimum: 1, maximum: 1_048_576, default: 4096 }),
+  /** Uploads (feeds, performance imports, barcode CSVs) one process receives at once (503 past it; 2 per organization). */
+  UPLOAD_CONCURRENCY: t.Integer({ minimum: 1, maximum: 1000, default: 8 }),
+  /** Longest an upload may take to arrive, in seconds (408 after; a pause of 10 s is 408 at once). */
+  UPLOAD_TIMEOUT_SECONDS: t.Integer({ minimum: 1, maximum: 24 * 3600, default: 900 }),
   /** Seconds between pg-boss's passes over the schedules (a due job is sent within about this long). */
   SCHEDULE_INTERVAL_SECONDS: t.Integer({ minimum: 1, maximum: 45, default: 30 }),
   /** Records per feed chunk job. */

@@ -1,7 +1,8 @@
-// Barcode work must not stall the API (issue 10): /healthz and a product GET are measured at
-// concurrency 8, first idle, then while the worst-case batch export of the hostile-input probe
-// and a heavy legitimate one (2,000 PNGs at 600 dpi) run in the same process (ROLE=all), and
-// while 8 callers keep asking for the largest single symbols. Target: p99 under 50 ms throughout.
+// Barcode work and uploads must not stall the API (issues 10 and 44): /healthz and a product GET
+// are measured at concurrency 8, first idle, then while the worst-case batch export of the
+// hostile-input probe and a heavy legitimate one (2,000 PNGs at 600 dpi) run in the same process
+// (ROLE=all), while 8 callers keep asking for the largest single symbols, while a 500 MiB feed
+// upload streams in, and while gzip bombs are refused. Target: p99 under 50 ms throughout.
 //   npm run bench:isolation -- [--seconds 10]
 import { parseArgs } from 'node:util'
 import { gs1CheckDigit } from '../../src/shared/gs1'
@@ -97,9 +98,80 @@ results.push(await measure('8 callers of the largest symbol: GET /healthz', 8, S
 results.push(await measure('8 callers of the largest symbol: GET /products/{gtin}', 8, SECONDS / 2, product))
 const refused = (await Promise.all(singles)).reduce((a, b) => a + b, 0)
 
+// Uploads (issue 44): a 500 MiB feed upload, made on the fly by a stream (never held here), and
+// gzip bombs, while /healthz and a product GET are measured. The route streams the body to a
+// file and PostgreSQL (the framework never parses it); the job reads it with bounded lines and
+// decompression. Each MiB of the upload is one over-long line: accepted (under the default
+// FEED_UPLOAD_MAX_MB of 512), stored, then read as 500 rejected rows.
+const MiB = 1024 * 1024
+const UPLOAD_MIB = 500
+const line = new Uint8Array(MiB).fill(0x61)
+line[MiB - 1] = 0x0a
+let sentMiB = 0
+const bigUpload = fetch(`${bench.base}/feeds/api/v1/runs?source=off&file_name=500mib.jsonl`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/x-ndjson', 'x-api-key': api_key.key },
+  body: new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sentMiB === UPLOAD_MIB) return controller.close()
+      sentMiB++
+      controller.enqueue(line.slice())
+    },
+  }),
+}).then(async (res) => ({ status: res.status, body: (await res.json()) as { id?: string; code?: string } }))
+results.push(await measure(`${UPLOAD_MIB} MiB upload streaming: GET /healthz`, 8, SECONDS / 2, health))
+results.push(await measure(`${UPLOAD_MIB} MiB upload streaming: GET /products/{gtin}`, 8, SECONDS / 2, product))
+const sentDuring = sentMiB
+const uploaded = await bigUpload
+const runStatus = async (id: string) =>
+  (await (await fetch(`${bench.base}/feeds/api/v1/runs/${id}`, { headers: { 'x-api-key': api_key.key } })).json()) as {
+    status: string
+    error: string | null
+    counts: { rejected: number }
+  }
+
+// ~1 GiB of newlines, deflated here (deflate's ceiling is about 1,000:1, so ~1 MiB): the job stops
+// it at the ratio limit (100:1 past 4 MiB). Bombs are sent one after another during the measurement.
+const { createGzip } = await import('node:zlib')
+const zipper = createGzip({ level: 9 })
+const bombParts: Buffer[] = []
+zipper.on('data', (part: Buffer) => bombParts.push(part))
+const zeros = new Uint8Array(MiB).fill(0x0a)
+for (let i = 0; i < 1024; i++) if (!zipper.write(zeros)) await new Promise((done) => zipper.once('drain', done))
+await new Promise((done) => zipper.end(done))
+const bomb = Buffer.concat(bombParts)
+const bombRuns: string[] = []
+let bombing = true
+const bomber = (async () => {
+  while (bombing) {
+    const res = await fetch(`${bench.base}/feeds/api/v1/runs?source=off&file_name=bomb.jsonl.gz`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/gzip', 'x-api-key': api_key.key },
+      body: bomb,
+    })
+    const body = (await res.json()) as { id?: string }
+    if (body.id) bombRuns.push(body.id)
+    await Bun.sleep(200)
+  }
+})()
+results.push(await measure('gzip bombs: GET /healthz', 8, SECONDS / 2, health))
+results.push(await measure('gzip bombs: GET /products/{gtin}', 8, SECONDS / 2, product))
+bombing = false
+await bomber
+
 printTable(results)
 console.log(`\nhostile batch: ${await status(hostile)}; heavy batch (2,000 PNG at 600 dpi): ${await status(heavy)}`)
 console.log(`largest single symbols refused with 422 (pixel cap): ${refused}`)
+const bigRun = uploaded.body.id ? await runStatus(uploaded.body.id) : null
+console.log(
+  `${UPLOAD_MIB} MiB upload: ${uploaded.status}${bigRun ? ` (run ${bigRun.status}, ${bigRun.counts.rejected} over-long lines rejected so far)` : ` ${uploaded.body.code}`}; ${sentDuring} MiB sent while measuring`,
+)
+const bombStates = await Promise.all(bombRuns.map(runStatus))
+const bombFailed = bombStates.filter((r) => r.status === 'failed' && r.error?.includes('decompression bomb')).length
+console.log(
+  `gzip bombs (${(bomb.length / 1024).toFixed(0)} KiB -> 1 GiB, ${Math.round((1024 * MiB) / bomb.length)}:1): ${bombRuns.length} sent, ${bombFailed} failed at the ratio limit, ${bombStates.filter((r) => r.status === 'queued' || r.status === 'running').length} still queued or running`,
+)
+console.log(`server peak RSS: ${(bench.peakRss() / MiB).toFixed(0)} MB`)
 const worstP99 = Math.max(...results.map((r) => r.p99))
 console.log(`worst p99 while barcode work runs: ${worstP99.toFixed(2)} ms (target < 50 ms)`)
 await bench.stop()

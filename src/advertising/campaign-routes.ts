@@ -1,10 +1,10 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { db } from '../db/client'
 import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
+import { UPLOAD_LIMIT, Upload, UploadBody, withUpload } from '../http/upload'
 import { invalidField } from '../shared/errors'
-import { Bytes } from '../shared/schema-types'
 import { createCampaign, getCampaign, updateCampaign } from './campaigns'
 import { createImport, getImport } from './imports'
 import { recordPerformance } from './performance'
@@ -87,33 +87,29 @@ export const campaignRoutes = new Elysia({ name: 'campaigns', prefix: '/advertis
   )
   .post(
     '/performance/imports',
-    async ({ apiKey, body, query, request, status }) => {
-      const contentType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? ''
-      if (typeof body !== 'string' && !(body instanceof Uint8Array))
+    async ({ apiKey, body, query, status }) => {
+      if (!(body instanceof UploadBody))
         throw invalidField('body', 'must be a CSV or JSON lines file (text/csv, application/x-ndjson, gzip)')
-      const content = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body)
-      return status(
-        202,
-        await transaction((tx) =>
+      // streamed to a temporary file (never held, never walked), stored, then answered: the job reads it
+      const limit = { organizationId: apiKey.organizationId, limit: UPLOAD_LIMIT, limitName: 'the limit of imports' }
+      const created = await withUpload(body, limit, (file) =>
+        transaction((tx) =>
           createImport(tx, apiKey.organizationId, {
-            content,
-            contentType,
+            file,
             fileName: query.file_name,
             format: query.format,
             source: query.source,
           }),
         ),
       )
+      return status(202, created)
     },
     {
       auth: { role: 'editor' },
-      body: t.Union([
-        t.String({ description: 'a CSV file (up to 20 MiB)', 'x-media-types': ['text/csv'] }),
-        Bytes(
-          ['application/x-ndjson', 'application/jsonl', 'application/gzip', 'application/octet-stream'],
-          'a JSON lines file, or either format gzip-compressed (up to 20 MiB)',
-        ),
-      ]),
+      body: Upload(
+        ['text/csv', 'application/x-ndjson', 'application/jsonl', 'application/gzip', 'application/octet-stream'],
+        'a CSV or JSON lines file, or either format gzip-compressed (up to 20 MiB)',
+      ),
       query: ImportQuery,
       response: { 202: PerformanceImport, ...errorResponses },
       detail: {

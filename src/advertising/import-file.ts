@@ -1,27 +1,29 @@
+import type { Readable } from 'node:stream'
 import { gunzipSync, constants as zlibConstants } from 'node:zlib'
-import Papa from 'papaparse'
 import type { RejectedPerformanceRow } from '../db/schema'
 import { invalidField } from '../shared/errors'
 import { parseId } from '../shared/ids'
+import { DEFAULT_INFLATE_LIMITS, gunzipBounded, type InflateLimits, isGzip } from '../shared/inflate'
+import { csvRows, textRecords } from '../shared/text-records'
 import { isCalendarDate } from './campaigns'
 import type { PerformanceInput } from './performance'
 
 export type ImportFormat = 'csv' | 'jsonl'
 export const COLUMNS = ['campaign_id', 'date', 'impressions', 'clicks', 'spend'] as const
-/** Decompressed size an upload may reach (a 20 MiB gzip of CSV rows is about 100 MiB). */
-const MAX_TEXT = 256 * 1024 * 1024
+/**
+ * How far an upload may decompress: a 20 MiB gzip of CSV rows is about 100 MiB; past 128 MiB, or
+ * past 100:1, the import fails (a decompression bomb).
+ */
+const LIMITS: InflateLimits = { ...DEFAULT_INFLATE_LIMITS, maxBytes: 128 * 1024 * 1024 }
 
 const COUNT = /^[0-9]{1,13}$/
 const MONEY = /^[0-9]{1,14}(\.[0-9]{1,6})?$/
 const DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/
 const SOURCE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/
 
-const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b
-
-/** The upload as text (gunzipped when it is gzip), without a byte-order mark. */
-export function uploadText(bytes: Buffer): string {
-  const raw = isGzip(bytes) ? gunzipSync(bytes, { maxOutputLength: MAX_TEXT }) : bytes
-  return raw.toString('utf8').replace(/^\uFEFF/, '')
+/** The stored upload's bytes as text bytes: gunzipped, within LIMITS, when it is gzip. */
+export function decompressed(raw: Readable, first: Uint8Array): Readable {
+  return isGzip(first) ? gunzipBounded(raw, LIMITS) : raw
 }
 
 /** The start of the upload as text, read cheaply (a gzip stream's start decompresses on its own). */
@@ -33,11 +35,12 @@ function head(bytes: Buffer): string {
 }
 
 /**
- * The upload's format: as given, else from the content type, else from its first character;
- * a CSV must have the required columns (422 at once, before a job is queued).
+ * The upload's format from its first bytes (`bytes`; `size` is the whole's): as given, else from
+ * the content type, else from its first character; a CSV must have the required columns (422 at
+ * once, before a job is queued).
  */
-export function checkUpload(bytes: Buffer, contentType: string, format?: ImportFormat): ImportFormat {
-  if (bytes.length === 0) throw invalidField('body', 'the uploaded file is empty')
+export function checkUpload(bytes: Buffer, size: number, contentType: string, format?: ImportFormat): ImportFormat {
+  if (size === 0) throw invalidField('body', 'the uploaded file is empty')
   let start: string
   try {
     start = head(bytes)
@@ -116,51 +119,99 @@ function recordChecker(defaultSource: string) {
 
 const shorten = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text)
 
-function records(text: string, format: ImportFormat): { input: string; record: Record<string, unknown> | string }[] {
-  if (format === 'jsonl')
-    return text
-      .split(/\r?\n/)
-      .filter((line) => line.trim() !== '')
-      .map((line) => {
-        try {
-          const value = JSON.parse(line)
-          return {
-            input: line,
-            record:
-              value && typeof value === 'object' && !Array.isArray(value) ? value : 'the line is not a JSON object',
-          }
-        } catch {
-          return { input: line, record: 'the line is not valid JSON' }
-        }
-      })
-  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy' })
-  return parsed.data.map((record) => ({ input: Object.values(record).join(','), record }))
+type RawRecord = { row: number; input: string; record: Record<string, unknown> | string }
+
+/**
+ * The file's records, numbered from 1 (data rows: blank lines and the CSV header are not
+ * counted), read as they stream in; a line over 1 MiB or a row of more than 1,000 columns is a
+ * refused record, read past without being held.
+ */
+async function* rawRecords(text: Readable, format: ImportFormat): AsyncGenerator<RawRecord> {
+  let row = 0
+  if (format === 'jsonl') {
+    for await (const line of textRecords(text, { skipBlank: true })) {
+      if (line.problem) {
+        yield { row: ++row, input: line.text, record: line.problem }
+        continue
+      }
+      const raw = line.text.replace(/^\uFEFF/, '')
+      if (raw.trim() === '') continue
+      let value: unknown
+      try {
+        value = JSON.parse(raw)
+      } catch {
+        yield { row: ++row, input: raw, record: 'the line is not valid JSON' }
+        continue
+      }
+      const record =
+        value && typeof value === 'object' && !Array.isArray(value) ? value : 'the line is not a JSON object'
+      yield { row: ++row, input: raw, record: record as RawRecord['record'] }
+    }
+    return
+  }
+  for await (const read of csvRows(text)) {
+    if (read.problem !== undefined) yield { row: ++row, input: read.input, record: read.problem }
+    else yield { row: ++row, input: Object.values(read.row).join(','), record: read.row }
+  }
+}
+
+/** Every data row of the file, checked (a repeated campaign, date and source is not looked at here). */
+async function* checkedRows(text: Readable, format: ImportFormat, defaultSource: string): AsyncGenerator<ParsedRow> {
+  const check = recordChecker(defaultSource)
+  for await (const { row, input, record } of rawRecords(text, format)) {
+    const checked = typeof record === 'string' ? record : check(record)
+    yield typeof checked === 'string'
+      ? { row, input: shorten(input), reason: checked }
+      : { row, input: shorten(input), value: checked }
+  }
+}
+
+/** The last row of each campaign, date and source, keyed by small numbers (a file may hold millions of rows). */
+function rowKeys() {
+  const campaigns = new Map<string, number>()
+  const sources = new Map<string, number>()
+  const intern = (names: Map<string, number>, name: string) => {
+    const known = names.get(name)
+    if (known !== undefined) return known
+    names.set(name, names.size)
+    return names.size - 1
+  }
+  return (v: PerformanceInput) => `${intern(campaigns, v.campaignId)}|${v.date}|${intern(sources, v.source)}`
+}
+
+export type ImportScan = { total: number; last: Map<string, number>; key: (v: PerformanceInput) => string }
+
+/** The first of an import's two passes over the file: its row count and the last row of each campaign, date and source. */
+export async function scanImport(text: Readable, format: ImportFormat, defaultSource: string): Promise<ImportScan> {
+  const key = rowKeys()
+  const last = new Map<string, number>()
+  let total = 0
+  for await (const r of checkedRows(text, format, defaultSource)) {
+    total = r.row
+    if (r.value) last.set(key(r.value), r.row)
+  }
+  return { total, last, key }
 }
 
 /**
- * Every data row of the file, numbered from 1, checked. When the file gives the same campaign,
- * date and source more than once, the last row wins and the earlier ones are refused as superseded,
- * so the outcome does not depend on how the rows are cut into chunks.
+ * The second pass: every data row of the file, numbered from 1, checked. When the file gives the
+ * same campaign, date and source more than once, the last row wins and the earlier ones are
+ * refused as superseded, so the outcome does not depend on how the rows are cut into chunks.
  */
-export function parseImport(text: string, format: ImportFormat, defaultSource: string): ParsedRow[] {
-  const check = recordChecker(defaultSource)
-  const rows = records(text, format).map(({ input, record }, i): ParsedRow => {
-    const checked = typeof record === 'string' ? record : check(record)
-    return typeof checked === 'string'
-      ? { row: i + 1, input: shorten(input), reason: checked }
-      : { row: i + 1, input: shorten(input), value: checked }
-  })
-  const last = new Map<string, number>()
-  for (const r of rows) if (r.value) last.set(`${r.value.campaignId}|${r.value.date}|${r.value.source}`, r.row)
-  for (const r of rows) {
-    if (!r.value) continue
-    const winner = last.get(`${r.value.campaignId}|${r.value.date}|${r.value.source}`)!
-    if (winner !== r.row) {
+export async function* parseImport(
+  text: Readable,
+  format: ImportFormat,
+  defaultSource: string,
+  scan: ImportScan,
+): AsyncGenerator<ParsedRow> {
+  for await (const r of checkedRows(text, format, defaultSource)) {
+    const winner = r.value ? scan.last.get(scan.key(r.value)) : undefined
+    if (r.value && winner !== r.row) {
       r.reason = `superseded by row ${winner} (same campaign, date and source)`
       delete r.value
     }
+    yield r
   }
-  return rows
 }
 
 export type { RejectedPerformanceRow }

@@ -1,11 +1,13 @@
+import { Readable } from 'node:stream'
 import { and, eq, sql } from 'drizzle-orm'
 import { config } from '../config'
 import { db } from '../db/client'
 import { performanceImports, performanceUploads } from '../db/schema'
 import { type Executor, inTransaction, transaction } from '../db/tx'
+import { fileParts, type ReceivedUpload } from '../http/upload'
 import { notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
-import { checkUpload, type ImportFormat, type ParsedRow, parseImport, uploadText } from './import-file'
+import { checkUpload, decompressed, type ImportFormat, type ParsedRow, parseImport, scanImport } from './import-file'
 import { lockCampaigns, refusedByTotals, upsertPerformance } from './performance'
 import { performanceImportQueue } from './queues'
 import { reportsChanged } from './report-cache'
@@ -39,8 +41,8 @@ export const importResource = (row: ImportRow) => ({
 })
 
 export type ImportUpload = {
-  content: Buffer
-  contentType: string
+  /** the file as received (streamed to a temporary file by the route) */
+  file: ReceivedUpload
   fileName?: string
   format?: ImportFormat
   source?: string
@@ -48,7 +50,7 @@ export type ImportUpload = {
 
 /** Records the upload and queues its job in one transaction; a CSV without the columns is 422 here. */
 export async function createImport(ex: Executor, organizationId: string, upload: ImportUpload) {
-  const format = checkUpload(upload.content, upload.contentType, upload.format)
+  const format = checkUpload(upload.file.head, upload.file.size, upload.file.contentType, upload.format)
   return inTransaction(ex, async (tx) => {
     const [row] = await tx
       .insert(performanceImports)
@@ -59,7 +61,10 @@ export async function createImport(ex: Executor, organizationId: string, upload:
         source: upload.source ?? IMPORT_SOURCE,
       })
       .returning()
-    await tx.insert(performanceUploads).values({ importId: row!.id, content: upload.content })
+    // stored in parts of 1 MiB, read one at a time (the file is never held whole)
+    let part = 0
+    for await (const content of fileParts(upload.file.path))
+      await tx.insert(performanceUploads).values({ importId: row!.id, part: ++part, content })
     await performanceImportQueue.send(tx, { importId: row!.id }, { singletonKey: row!.id })
     return importResource(row!)
   })
@@ -127,29 +132,58 @@ async function writeChunk(importRow: ImportRow, chunk: ParsedRow[], index: numbe
   })
 }
 
+/** The stored upload's parts in order, read one at a time. */
+async function* uploadParts(id: string, first: Buffer): AsyncGenerator<Buffer> {
+  yield first
+  for (let part = 2; ; part++) {
+    const [row] = await db
+      .select({ content: performanceUploads.content })
+      .from(performanceUploads)
+      .where(and(eq(performanceUploads.importId, id), eq(performanceUploads.part, part)))
+    if (!row) return
+    yield row.content
+  }
+}
+
 /**
- * The `advertising.performance-import` job: parses the file, then writes it in chunks of
- * PERFORMANCE_CHUNK_ROWS rows, each in its own transaction with the import's progress. Chunks
- * depend only on the file, so a retried job skips the chunks already committed.
+ * The `advertising.performance-import` job: reads the file twice as it streams from the database
+ * (never whole in memory): once to count its rows and find which of a repeated campaign, date and
+ * source wins, then to write it in chunks of PERFORMANCE_CHUNK_ROWS rows, each in its own
+ * transaction with the import's progress. Chunks depend only on the file, so a retried job skips
+ * the chunks already committed.
  */
 export async function runImport(id: string) {
   const [row] = await db.select().from(performanceImports).where(eq(performanceImports.id, id))
   if (!row || row.status === 'succeeded' || row.status === 'failed') return
-  const [upload] = await db.select().from(performanceUploads).where(eq(performanceUploads.importId, id))
-  if (!upload) return failImport(db, id, 'the uploaded file is gone')
-  let parsed: ParsedRow[]
+  const [first] = await db
+    .select({ content: performanceUploads.content })
+    .from(performanceUploads)
+    .where(and(eq(performanceUploads.importId, id), eq(performanceUploads.part, 1)))
+  if (!first) return failImport(db, id, 'the uploaded file is gone')
+  const text = () => decompressed(Readable.from(uploadParts(id, first.content)), first.content)
+  let scan: Awaited<ReturnType<typeof scanImport>>
   try {
-    parsed = parseImport(uploadText(upload.content), row.format, row.source)
+    scan = await scanImport(text(), row.format, row.source)
   } catch (err) {
     return failImport(db, id, `the file cannot be read: ${(err as Error).message}`)
   }
   await db
     .update(performanceImports)
-    .set({ status: 'running', total: parsed.length, startedAt: row.startedAt ?? new Date() })
+    .set({ status: 'running', total: scan.total, startedAt: row.startedAt ?? new Date() })
     .where(eq(performanceImports.id, id))
   const size = config.PERFORMANCE_CHUNK_ROWS
-  for (let start = row.chunksDone * size, index = row.chunksDone + 1; start < parsed.length; start += size, index++)
-    await writeChunk(row, parsed.slice(start, start + size), index)
+  let chunk: ParsedRow[] = []
+  let index = 0
+  const flush = async () => {
+    index++
+    if (index > row.chunksDone) await writeChunk(row, chunk, index)
+    chunk = []
+  }
+  for await (const parsed of parseImport(text(), row.format, row.source, scan)) {
+    chunk.push(parsed)
+    if (chunk.length === size) await flush()
+  }
+  if (chunk.length) await flush()
   await transaction(async (tx) => {
     await tx
       .update(performanceImports)

@@ -2,10 +2,12 @@ import { Elysia, t } from 'elysia'
 import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
 import { Binary, errorResponses, Problem } from '../http/openapi'
+import { Upload, UploadBody } from '../http/upload'
 import { AppError } from '../shared/errors'
 import { CONTENT_TYPES } from './barcodes'
+import { readBatchCsv } from './batch-csv'
 import { Batch, BatchCsvQuery, BatchParams, BatchRequest } from './batch-schemas'
-import { batchDownload, createBatch, getBatch, itemsFromCsv } from './batches'
+import { batchDownload, createBatch, getBatch } from './batches'
 import { renderOffThread } from './render-pool'
 import { BarcodeRequest, withDefaults } from './schemas'
 
@@ -39,20 +41,22 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
   .post(
     '/batch/',
     async ({ apiKey, body, query, status }) => {
-      if (typeof body === 'string') {
+      if (body instanceof UploadBody) {
         if (!query.output)
           throw new AppError('validation_error', 'output is required', [
             { field: 'output', message: 'is required (sheet or zip)' },
           ])
         const { output, template, ...options } = query
+        // read as it streams in, bounded in bytes and rows (never walked by the framework)
+        const items = await readBatchCsv(body)
         return status(
           202,
           await transaction((tx) =>
-            createBatch(tx, apiKey.organizationId, itemsFromCsv(body), withDefaults(options), output, template),
+            createBatch(tx, apiKey.organizationId, items, withDefaults(options), output, template),
           ),
         )
       }
-      const { items, output, template, ...options } = body
+      const { items, output, template, ...options } = body as typeof BatchRequest.static
       return status(
         202,
         await transaction((tx) =>
@@ -62,10 +66,7 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
     },
     {
       auth: { role: 'readonly' },
-      body: t.Union([
-        BatchRequest,
-        t.String({ description: 'a header row with gtin and optional label', 'x-media-types': ['text/csv'] }),
-      ]),
+      body: t.Union([BatchRequest, Upload(['text/csv'], 'a header row with gtin and optional label (up to 20 MiB)')]),
       query: BatchCsvQuery,
       response: { 202: Batch, ...errorResponses },
       detail: {

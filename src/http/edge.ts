@@ -2,13 +2,13 @@ import { Elysia } from 'elysia'
 import { authenticate } from '../accounts/api-keys'
 import { AppError, type FieldError } from '../shared/errors'
 import { isAdmin } from './auth'
-import { decodeComponent, MAX_DEPTH, nestsDeeper, textProblem, unsafeComponent, unsafeValue } from './input-safety'
+import { decodeComponent, MAX_DEPTH, nestsDeeper, unsafeComponent, unsafeValue } from './input-safety'
 import { type Route, RouteTable } from './route-table'
+import { UploadBody } from './upload'
 import { pathOf } from './url'
 
 export const JSON_LIMIT = 1024 * 1024
-export const UPLOAD_LIMIT = 20 * 1024 * 1024
-/** How long a client may take to send its body. */
+/** How long a client may take to send a JSON body. */
 export const BODY_TIMEOUT_MS = 10_000
 /**
  * Longest request target (path and query) and header block taken. The process runs with Bun's
@@ -17,8 +17,9 @@ export const BODY_TIMEOUT_MS = 10_000
  */
 export const URL_LIMIT = 8 * 1024
 export const HEADERS_LIMIT = 16 * 1024
-/** Upload media types a route receives as raw bytes (the feed files). */
-export const BYTE_UPLOADS = new Set([
+/** Upload media types: such a body reaches its route unread (UploadBody), which streams it itself. */
+export const UPLOAD_TYPES = new Set([
+  'text/csv',
   'application/gzip',
   'application/octet-stream',
   'application/x-ndjson',
@@ -89,7 +90,7 @@ export function checkHead(request: Request, url: string, path: string) {
   checkPath(path)
 }
 
-/** The body's bytes, read incrementally: at most `limit` bytes (413) within BODY_TIMEOUT_MS (408). */
+/** The JSON body's bytes, read incrementally: at most `limit` bytes (413) within BODY_TIMEOUT_MS (408). */
 async function readBytes(request: Request, limit: number): Promise<Buffer> {
   const reader = request.body?.getReader()
   if (!reader) return Buffer.alloc(0)
@@ -137,9 +138,10 @@ async function readBody(request: Request, limit: number): Promise<string> {
  * for hostile input): the route is decided from the path alone; a method the path does not have
  * is 405; query strings and path segments must decode to text without NUL or lone surrogates, and
  * numeric query parameters must be plain decimals (422); a request with a body to a route that
- * needs a key is 401 without one, before the body is read; bodies are JSON (or a media type the
- * route declares), at most 1 MiB (20 MiB for uploads), sent within 10 s; JSON may nest 32 levels
- * and holds no NUL, lone surrogate or `__proto__` key.
+ * needs a key is 401 without one, before the body is read; bodies are JSON, at most 1 MiB sent
+ * within 10 s, nesting at most 32 levels and holding no NUL, lone surrogate or `__proto__` key; or
+ * an upload of a media type the route declares, which is left unread for the route to stream with
+ * its own limit (UploadBody): neither Elysia's parsers nor its validators ever walk a file.
  */
 export function edge(root: () => { routes: Route[]; handle: (request: Request) => Promise<Response> }) {
   const table = new RouteTable(() => root().routes)
@@ -177,10 +179,11 @@ export function edge(root: () => { routes: Route[]; handle: (request: Request) =
       if (keyNeeded && !(await authenticate(request.headers.get('x-api-key') ?? undefined)))
         throw new AppError('unauthenticated', 'send a valid, unrevoked API key in the X-API-Key header')
       const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-      const limit = route.uploadTypes.length ? UPLOAD_LIMIT : JSON_LIMIT
-      if (length !== null && Number(length) > limit)
-        throw new AppError('payload_too_large', `the request body exceeds ${limit} bytes`)
-      if (isJson(type) || route.uploadTypes.includes(type)) return
+      // an upload's limit is its route's, applied as the route streams it
+      const upload = !isJson(type) && route.uploadTypes.includes(type)
+      if (!upload && length !== null && Number(length) > JSON_LIMIT)
+        throw new AppError('payload_too_large', `the request body exceeds ${JSON_LIMIT} bytes`)
+      if (isJson(type) || upload) return
       const accepted = ['application/json', ...route.uploadTypes].join(' or ')
       throw new AppError('unsupported_media_type', `send the body as ${accepted}; got ${type || 'no content type'}`)
     })
@@ -201,13 +204,7 @@ export function edge(root: () => { routes: Route[]; handle: (request: Request) =
         if (problem) throw invalid(problem)
         return value
       }
-      if (type === 'text/csv') {
-        const text = await readBody(request, UPLOAD_LIMIT)
-        const problem = textProblem(text, 'body')
-        if (problem) throw invalid(problem)
-        return text
-      }
-      // other declared upload types (gzip, JSON lines, TSV, octet-stream) reach the route as bytes
-      if (BYTE_UPLOADS.has(type)) return await readBytes(request, UPLOAD_LIMIT)
+      // an upload reaches its route unread (onRequest let through only the types the route declares)
+      if (UPLOAD_TYPES.has(type)) return new UploadBody(request, type)
     })
 }

@@ -1,33 +1,46 @@
 import { Elysia, t } from 'elysia'
 import type { Caller } from '../accounts/key-cache'
 import { GtinParams } from '../catalog/schemas'
+import { config } from '../config'
 import { db } from '../db/client'
 import { transaction } from '../db/tx'
 import { auth } from '../http/auth'
 import { errorResponses } from '../http/openapi'
+import { Upload, UploadBody, withUpload } from '../http/upload'
 import { invalidField } from '../shared/errors'
 import { Page } from '../shared/pagination'
 import { listOffers } from './offers'
 import { createRun, feedPath, getRun, listRuns } from './runs'
-import { Offer, OfferQuery, Run, RunCreate, RunParams, RunQuery, RunUploadQuery, UploadBytes } from './schemas'
+import { Offer, OfferQuery, Run, RunCreate, RunParams, RunQuery, RunUploadQuery } from './schemas'
 
 const tags = ['Feeds']
 
 /** Whose runs a reader sees: the admin token's are the platform's (null), a key's its organization's. */
 const reader = (admin: boolean, caller: Caller | null) => (admin ? null : caller!.organizationId)
 
+/** A feed file as the body, streamed by the route (up to FEED_UPLOAD_MAX_MB; gzip allowed). */
+const FeedUpload = Upload(
+  [
+    'text/csv',
+    'text/tab-separated-values',
+    'application/x-ndjson',
+    'application/jsonl',
+    'application/gzip',
+    'application/octet-stream',
+  ],
+  'the feed file itself (up to FEED_UPLOAD_MAX_MB, default 512 MiB; gzip allowed)',
+)
+
 export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/runs' })
   .use(auth)
   .post(
     '',
-    async ({ admin, caller, body, query, request, status }) => {
+    async ({ admin, caller, body, query, status }) => {
       // the admin token runs it as the platform (the source's weight); a key as its organization's statement
       const organizationId = admin ? null : caller!.organizationId
-      if (typeof body === 'string' && !request.headers.get('content-type')?.startsWith('text/csv'))
-        throw invalidField('body', 'must be a JSON object naming a server file, or a file upload')
-      if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      if (!(body instanceof UploadBody)) {
         const input = body as typeof RunCreate.static
-        const path = await feedPath(input.path)
+        const path = await feedPath(input.path, input.source)
         return status(
           202,
           await transaction((tx) =>
@@ -44,35 +57,31 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
       }
       if (!query.source)
         throw invalidField('source', 'an upload names its source in the query (?source=off|usda|affiliate)')
-      const content = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body as Uint8Array)
-      if (content.length === 0) throw invalidField('body', 'the uploaded file is empty')
-      return status(
-        202,
-        await transaction((tx) =>
+      // streamed to a temporary file (never held, never walked), stored, then answered: the job reads it
+      const limit = { limit: config.FEED_UPLOAD_MAX_MB * 1024 * 1024, limitName: 'FEED_UPLOAD_MAX_MB' }
+      const run = await withUpload(body, { organizationId: organizationId ?? 'platform', ...limit }, (file) =>
+        transaction((tx) =>
           createRun(tx, organizationId, {
             source: query.source!,
             format: query.format,
-            upload: { name: query.file_name ?? 'upload', content },
+            upload: { name: query.file_name ?? 'upload', file },
             retailerId: query.retailer_id,
             full: query.full === 'true',
           }),
         ),
       )
+      return status(202, run)
     },
     {
       keyOrAdmin: { role: 'manager' },
-      body: t.Union([
-        RunCreate,
-        t.String({ description: 'a CSV feed file (up to 20 MiB)', 'x-media-types': ['text/csv'] }),
-        UploadBytes,
-      ]),
+      body: t.Union([RunCreate, FeedUpload]),
       query: RunUploadQuery,
       response: { 202: Run, ...errorResponses },
       detail: {
         tags,
         summary: 'Start a feed import',
         description:
-          "Either JSON naming a server file (`path`, inside the feed folder FEED_DIR) or the file itself as the body (Content-Type text/csv, text/tab-separated-values, application/x-ndjson, application/gzip or application/octet-stream; up to 20 MiB) with `source` and the other options as query parameters. Sources: `off` (Open Food Facts JSONL dump or tab-separated CSV export), `usda` (FoodData Central Branded Foods: the CSV folder, server path only, or the JSON download), `affiliate` (a Google Merchant style CSV/TSV of the retailer `retailer_id`, which must be your organization's; `mapping` renames columns). Gzip is detected from the content. The run is a pg-boss job that cuts the file into chunks of FEED_CHUNK_ROWS rows, each its own job (written once, even when retried); poll the run for progress and counts. Who runs it decides its authority (`authority` on the run): with the X-Admin-Token header the platform runs it and its values become candidates of the source (weights: gtin1_authoritative 0.95 > usda_fdc 0.8 > open_food_facts 0.7 > affiliate_feed 0.6); with a manager key it is your organization's statement, whatever the source: its values are recorded as crowd_sourced candidates (0.4) with your organization as contributor, so one organization alone never changes a field (agreement with another organization or a platform source does), a run replaces only your organization's own earlier statement of a product, and it decides no field of a product another organization has claimed. The products are promoted at once; a brand owner's claimed value is never overwritten. A row whose content is unchanged since the same runner's last import of the source is skipped. Manager keys or the admin token.",
+          "Either JSON naming a server file (`path`, inside the feed folder FEED_DIR) or the file itself as the body (Content-Type text/csv, text/tab-separated-values, application/x-ndjson, application/gzip or application/octet-stream; up to FEED_UPLOAD_MAX_MB, default 512 MiB, else 413 with nothing stored) with `source` and the other options as query parameters. Sources: `off` (Open Food Facts JSONL dump or tab-separated CSV export), `usda` (FoodData Central Branded Foods: the CSV folder, server path only, or the JSON download), `affiliate` (a Google Merchant style CSV/TSV of the retailer `retailer_id`, which must be your organization's; `mapping` renames columns). Gzip is detected from the content. The run is a pg-boss job that cuts the file into chunks of FEED_CHUNK_ROWS rows, each its own job (written once, even when retried); poll the run for progress and counts. Who runs it decides its authority (`authority` on the run): with the X-Admin-Token header the platform runs it and its values become candidates of the source (weights: gtin1_authoritative 0.95 > usda_fdc 0.8 > open_food_facts 0.7 > affiliate_feed 0.6); with a manager key it is your organization's statement, whatever the source: its values are recorded as crowd_sourced candidates (0.4) with your organization as contributor, so one organization alone never changes a field (agreement with another organization or a platform source does), a run replaces only your organization's own earlier statement of a product, and it decides no field of a product another organization has claimed. The products are promoted at once; a brand owner's claimed value is never overwritten. A row whose content is unchanged since the same runner's last import of the source is skipped. Manager keys or the admin token.",
       },
     },
   )

@@ -1,6 +1,5 @@
-import { realpath, stat } from 'node:fs/promises'
-import { isAbsolute, relative, resolve } from 'node:path'
-import { gunzipSync, constants as zlibConstants } from 'node:zlib'
+import { open, realpath, stat } from 'node:fs/promises'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { and, desc, eq, isNull, lt, ne, sql } from 'drizzle-orm'
 import { DATA_SOURCE_OF, detectFormat, type FeedFormat, type FeedSource } from '../../feeds'
 import type { ColumnMapping } from '../../feeds/affiliate'
@@ -8,10 +7,12 @@ import { config } from '../config'
 import { db } from '../db/client'
 import { feedRecords, feedRunChunks, feedRuns, feedUploads, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
+import type { ReceivedUpload } from '../http/upload'
 import { invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type PageQuery, paginate } from '../shared/pagination'
 import { importQueue } from './queues'
+import { storeUpload, uploadFormat } from './uploads'
 
 type RunRow = typeof feedRuns.$inferSelect
 const SAMPLE = 20
@@ -19,16 +20,44 @@ const SAMPLE = 20
 /** Where server-side feed files live; a run may only name a path inside it. */
 export const feedDir = () => resolve(config.FEED_DIR ?? `${config.DATA_DIR}/feeds`)
 
-/** A server path inside FEED_DIR (relative paths are taken from it), or 422. */
-export async function feedPath(path: string, root = feedDir()): Promise<string> {
-  const full = resolve(root, path)
+/** Whether `path` is `base` or below it (both absolute and resolved). */
+function isInside(base: string, path: string) {
+  const rel = relative(base, path)
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
+}
+
+/** A regular file inside `base` (symlinks followed, and their target inside too) that this process can open. */
+async function readableFile(base: string, path: string) {
+  const real = await realpath(path).catch(() => null)
+  if (!real || !isInside(base, real)) return null
+  const info = await stat(real).catch(() => null)
+  if (!info?.isFile()) return null
+  const file = await open(real, 'r').catch(() => null)
+  await file?.close()
+  return file ? real : null
+}
+
+/**
+ * A server path inside FEED_DIR (relative paths are taken from it): a readable file, or for the
+ * USDA source the CSV download's folder. Anything else is one and the same 422, whatever the
+ * cause (outside the folder, missing, unreadable, a folder, a symlink out of it): the answer
+ * must not tell a caller which files exist on the server. A path that is outside by its text
+ * alone is refused without asking the file system.
+ */
+export async function feedPath(path: string, source?: FeedSource, root = feedDir()): Promise<string> {
+  const refused = () => invalidField('path', 'must name a readable feed file inside the feed folder (FEED_DIR)')
+  const base = await realpath(root).catch(() => null)
+  const full = base && resolve(base, path)
+  if (!base || !full || !isInside(base, full)) throw refused()
+  const file = await readableFile(base, full)
+  if (file) return file
   const real = await realpath(full).catch(() => null)
-  if (!real) throw invalidField('path', `no such file under the feed folder (${path})`)
-  const inside = relative(await realpath(root).catch(() => root), real)
-  if (inside.startsWith('..') || isAbsolute(inside))
-    throw invalidField('path', 'must name a file inside the feed folder')
-  await stat(real)
-  return real
+  if (source === 'usda' && real && isInside(base, real) && (await stat(real).catch(() => null))?.isDirectory()) {
+    // the USDA CSV download is a folder: the two files it is read from must be there
+    const files = await Promise.all(['food.csv', 'branded_food.csv'].map((f) => readableFile(base, join(real, f))))
+    if (files.every(Boolean)) return real
+  }
+  throw refused()
 }
 
 export type RunInput = {
@@ -36,7 +65,8 @@ export type RunInput = {
   format?: FeedFormat
   /** a server path (CLI: any readable file; HTTP: inside FEED_DIR) */
   path?: string
-  upload?: { name: string; content: Buffer }
+  /** a file received by the API (streamed to a temporary file; stored with the run) */
+  upload?: { name: string; file: ReceivedUpload }
   /** the name the run shows (default: the upload's name or the path) */
   file?: string
   /** the path is a download of this run's own: removed once the file is read */
@@ -63,6 +93,7 @@ export async function createRun(ex: Executor, organizationId: string | null, inp
   if (input.mapping && input.source !== 'affiliate')
     throw invalidField('mapping', 'only affiliate feeds take a mapping')
   if (!input.path && !input.upload) throw invalidField('path', 'name a server file or upload one')
+  if (input.upload?.file.size === 0) throw invalidField('body', 'the uploaded file is empty')
   return inTransaction(ex, async (tx) => {
     if (input.retailerId) {
       const [retailer] = await tx
@@ -74,7 +105,7 @@ export async function createRun(ex: Executor, organizationId: string | null, inp
     }
     let format = input.format
     if (!format && input.path) format = await detectFormat(input.source, input.path)
-    if (!format && input.upload) format = uploadFormat(input.source, input.upload.content)
+    if (!format && input.upload) format = uploadFormat(input.source, input.upload.file.head)
     const [run] = await tx
       .insert(feedRuns)
       .values({
@@ -89,7 +120,7 @@ export async function createRun(ex: Executor, organizationId: string | null, inp
         options: { ...(input.mapping && { mapping: input.mapping }), ...(input.downloaded && { downloaded: true }) },
       })
       .returning()
-    if (input.upload) await tx.insert(feedUploads).values({ runId: run!.id, content: input.upload.content })
+    if (input.upload) await storeUpload(tx, run!.id, input.upload.file)
     await importQueue.send(tx, { runId: run!.id }, { singletonKey: run!.id })
     return runResource(run!, [])
   })
@@ -111,21 +142,6 @@ export function statementOf(
   return run.contributorId === null
     ? { source: DATA_SOURCE_OF[run.source], contributorId: retailerOrg }
     : { source: 'crowd_sourced' as const, contributorId: run.contributorId }
-}
-
-/** The format of uploaded bytes: gzip is looked into; "{" starts JSON. */
-function uploadFormat(source: FeedSource, content: Buffer): FeedFormat {
-  if (source === 'affiliate') return 'merchant_csv'
-  const gzip = content[0] === 0x1f && content[1] === 0x8b
-  // the start of a gzip stream decompresses on its own with a sync flush
-  const bytes = gzip ? gunzipSync(content.subarray(0, 4096), { finishFlush: zlibConstants.Z_SYNC_FLUSH }) : content
-  const first = new TextDecoder()
-    .decode(bytes.subarray(0, 64))
-    .replace(/^\uFEFF/, '')
-    .trimStart()[0]
-  if (source === 'usda' && first !== '{')
-    throw invalidField('body', 'the USDA CSV download is a folder of files: import it from a server path')
-  return source === 'off' ? (first === '{' ? 'off_jsonl' : 'off_csv') : 'usda_json'
 }
 
 type ChunkFigures = Pick<

@@ -1,9 +1,9 @@
-import { rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { eq, sql } from 'drizzle-orm'
 import { feedSize, readFeed } from '../../feeds'
 import type { ColumnMapping } from '../../feeds/affiliate'
+import { DEFAULT_INFLATE_LIMITS, InputLimitError } from '../../feeds/input'
 import type { FeedRow } from '../../feeds/record'
 import { config } from '../config'
 import { db } from '../db/client'
@@ -11,9 +11,11 @@ import { feedRunChunks, feedRuns, feedUploads } from '../db/schema'
 import { transaction } from '../db/tx'
 import { saveChunk } from './chunks'
 import { failRun, finishIfComplete } from './runs'
+import { copyUpload } from './uploads'
 
 /** Why a feed could not be read, in words an operator can act on. */
 export function readFailure(err: unknown): string {
+  if (err instanceof InputLimitError) return err.message
   const e = err as NodeJS.ErrnoException
   if (e?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(e?.message ?? ''))
     return 'the file ends early: a truncated gzip stream (unexpected end of file); rows before the break were imported'
@@ -46,12 +48,24 @@ export async function splitRun(runId: string) {
   let path = run.path
   let scratch: string | null = null
   if (!path) {
-    const [upload] = await db.select().from(feedUploads).where(eq(feedUploads.runId, runId))
-    if (!upload) return failRun(db, runId, 'the uploaded file is gone')
-    scratch = join(tmpdir(), `feed-${runId}`)
-    await Bun.write(scratch, upload.content)
+    // the upload is copied part by part to a scratch file under DATA_DIR (not the system's
+    // temporary folder, often memory), read from there as a server file is
+    await mkdir(join(config.DATA_DIR, 'uploads'), { recursive: true })
+    scratch = join(config.DATA_DIR, 'uploads', `feed-${runId}`)
+    if (!(await copyUpload(runId, scratch))) {
+      await rm(scratch, { force: true })
+      return failRun(db, runId, 'the uploaded file is gone')
+    }
     path = scratch
   }
+  // an upload (a tenant's file) is also bounded in decompressed size; any gzip in ratio
+  const limits = run.path
+    ? DEFAULT_INFLATE_LIMITS
+    : {
+        ...DEFAULT_INFLATE_LIMITS,
+        maxBytes: config.FEED_DECOMPRESSED_MAX_MB * 1024 * 1024,
+        maxBytesName: 'FEED_DECOMPRESSED_MAX_MB',
+      }
   // a scheduled run's download is read once: its rows now live in the chunks
   const removeDownload = () => (run.options.downloaded ? rm(path, { force: true }) : Promise.resolve())
   try {
@@ -59,7 +73,13 @@ export async function splitRun(runId: string) {
     await db.update(feedRuns).set({ bytesTotal: size }).where(eq(feedRuns.id, runId))
     let bytes = 0
     const rows = readFeed(
-      { format: run.format, path, mapping: run.options.mapping as ColumnMapping | undefined, observedAt: run.created },
+      {
+        format: run.format,
+        path,
+        mapping: run.options.mapping as ColumnMapping | undefined,
+        observedAt: run.created,
+        limits,
+      },
       (n) => {
         bytes += n
       },
@@ -79,6 +99,8 @@ export async function splitRun(runId: string) {
         if (buffer.length) await flush()
         await transaction(async (tx) => {
           await failRun(tx, runId, readFailure(err))
+          // the file is read no further: its stored upload goes
+          await tx.delete(feedUploads).where(eq(feedUploads.runId, runId))
         })
         await removeDownload()
         return

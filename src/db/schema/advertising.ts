@@ -114,13 +114,18 @@ export const performanceImports = pgTable(
   (table) => [index('performance_imports_organization_idx').on(table.organizationId, table.created)],
 )
 
-/** An uploaded performance file, kept until its import has read it. */
-export const performanceUploads = pgTable('performance_uploads', {
-  importId: uuid()
-    .primaryKey()
-    .references(() => performanceImports.id, { onDelete: 'cascade' }),
-  content: bytea().notNull(),
-})
+/** An uploaded performance file in parts of 1 MiB (numbered from 1), kept until its import has read it. */
+export const performanceUploads = pgTable(
+  'performance_uploads',
+  {
+    importId: uuid()
+      .notNull()
+      .references(() => performanceImports.id, { onDelete: 'cascade' }),
+    part: integer().notNull().default(1),
+    content: bytea().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.importId, table.part] })],
+)
 
 /** What the platform owes a retailer for one calendar month (UTC) of its campaigns' spend. */
 export const revenueShares = pgTable(

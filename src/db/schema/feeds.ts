@@ -63,13 +63,18 @@ export const feedRuns = pgTable(
   (table) => [index('feed_runs_organization_created_idx').on(table.organizationId, table.created)],
 )
 
-/** An uploaded feed file, kept until its run has read it. */
-export const feedUploads = pgTable('feed_uploads', {
-  runId: uuid()
-    .primaryKey()
-    .references(() => feedRuns.id, { onDelete: 'cascade' }),
-  content: bytea().notNull(),
-})
+/** An uploaded feed file in parts of 1 MiB (numbered from 1), kept until its run has read it. */
+export const feedUploads = pgTable(
+  'feed_uploads',
+  {
+    runId: uuid()
+      .notNull()
+      .references(() => feedRuns.id, { onDelete: 'cascade' }),
+    part: integer().notNull().default(1),
+    content: bytea().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.part] })],
+)
 
 /** A slice of a run's records: its own job, written once (idempotent by run and number). */
 export const feedRunChunks = pgTable(

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto'
+import { mkdir, open, rm } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { Kind, TypeRegistry } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { config } from '../config'
+import { AppError } from '../shared/errors'
+
+/** The byte limit of the uploads that have no setting of their own (performance imports, barcode CSVs). */
+export const UPLOAD_LIMIT = 20 * 1024 * 1024
+/** How long a client may pause while sending a body (408 after). */
+export const BODY_IDLE_MS = 10_000
+/** Uploads one organization may be sending to this process at once. */
+const PER_ORGANIZATION = 2
+/** The start of an upload, kept in memory to tell its format and check its header. */
+const HEAD_BYTES = 64 * 1024
+/** Rows of an upload stored in PostgreSQL (api and worker processes share nothing else). */
+export const PART_BYTES = 1024 * 1024
+
+/**
+ * A request body that nothing has read: the edge hands uploads to their route as this, and the
+ * route streams the bytes itself with its own limit. Neither the framework's parsers nor its
+ * validators ever walk an upload (a 19 MiB Uint8Array walked key by key froze the process).
+ */
+export class UploadBody {
+  constructor(
+    readonly request: Request,
+    /** the media type, lower-case, without parameters */
+    readonly contentType: string,
+  ) {}
+}
+
+TypeRegistry.Set('UploadBody', (_schema, value) => value instanceof UploadBody)
+
+/** A route's upload body: a file sent as one of `mediaTypes`, read by the route itself. */
+export const Upload = (mediaTypes: string[], description: string) =>
+  t.Unsafe<UploadBody>({ [Kind]: 'UploadBody', type: 'string', description, 'x-media-types': mediaTypes })
+
+const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
+const tooLarge = (limit: number, name: string) =>
+  new AppError('payload_too_large', `the upload exceeds ${mib(limit)} (${name})`)
+
+let receiving = 0
+const receivingBy = new Map<string, number>()
+
+/**
+ * Holds one of the process's upload slots for `organizationId` while `work` runs: at most
+ * UPLOAD_CONCURRENCY uploads at once (503 past it) and two of one organization (429), so one tenant
+ * cannot take every slot, temporary disk space or connection for itself.
+ */
+async function inSlot<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
+  const mine = receivingBy.get(organizationId) ?? 0
+  if (mine >= PER_ORGANIZATION)
+    throw new AppError(
+      'rate_limited',
+      `your organization is already sending ${PER_ORGANIZATION} uploads; send the next when one has finished`,
+      undefined,
+      { 'retry-after': '10' },
+    )
+  if (receiving >= config.UPLOAD_CONCURRENCY)
+    throw new AppError(
+      'service_unavailable',
+      'the service is receiving as many uploads as it takes at once',
+      undefined,
+      {
+        'retry-after': '10',
+      },
+    )
+  receiving++
+  receivingBy.set(organizationId, mine + 1)
+  try {
+    return await work()
+  } finally {
+    receiving--
+    const left = (receivingBy.get(organizationId) ?? 1) - 1
+    if (left) receivingBy.set(organizationId, left)
+    else receivingBy.delete(organizationId)
+  }
+}
+
+/**
+ * The body's chunks as they arrive: 413 past `limit` bytes (at once when Content-Length says
+ * so), 408 when the client pauses for BODY_IDLE_MS or has not finished by UPLOAD_TIMEOUT_SECONDS.
+ */
+export async function* bodyChunks(body: UploadBody, limit: number, limitName: string): AsyncGenerator<Uint8Array> {
+  const declared = body.request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit, limitName)
+  const reader = body.request.body?.getReader()
+  if (!reader) return
+  const deadline = Date.now() + config.UPLOAD_TIMEOUT_SECONDS * 1000
+  let size = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let finished = false
+  try {
+    for (;;) {
+      const wait = Math.min(BODY_IDLE_MS, deadline - Date.now())
+      const timeout = new Promise<'timeout'>((done) => {
+        timer = setTimeout(() => done('timeout'), Math.max(0, wait))
+      })
+      const next = await Promise.race([reader.read(), timeout])
+      clearTimeout(timer)
+      if (next === 'timeout')
+        throw new AppError(
+          'request_timeout',
+          Date.now() >= deadline
+            ? `the upload did not arrive within ${config.UPLOAD_TIMEOUT_SECONDS} s (UPLOAD_TIMEOUT_SECONDS)`
+            : `the upload stalled: nothing arrived for ${BODY_IDLE_MS / 1000} s`,
+        )
+      if (next.done) break
+      size += next.value.byteLength
+      if (size > limit) throw tooLarge(limit, limitName)
+      yield next.value
+    }
+    finished = true
+  } finally {
+    clearTimeout(timer)
+    if (!finished) void reader.cancel().catch(() => {})
+  }
+}
+
+/** An upload received into a temporary file: its path, size and first bytes. */
+export type ReceivedUpload = { path: string; size: number; head: Buffer; contentType: string }
+
+const uploadDir = () => resolve(join(config.DATA_DIR, 'uploads'))
+
+/**
+ * Streams an upload to a temporary file under DATA_DIR/uploads (never into memory), hands it to
+ * `use` (which stores it: the file is removed when `use` ends, whatever happens), and holds an
+ * upload slot meanwhile. Nothing is stored when the body breaks a limit.
+ */
+export async function withUpload<T>(
+  body: UploadBody,
+  opts: { organizationId: string; limit: number; limitName: string },
+  use: (upload: ReceivedUpload) => Promise<T>,
+): Promise<T> {
+  return inSlot(opts.organizationId, async () => {
+    await mkdir(uploadDir(), { recursive: true })
+    const path = join(uploadDir(), `${randomUUID()}.upload`)
+    const file = await open(path, 'wx', 0o600)
+    try {
+      const head: Buffer[] = []
+      let size = 0
+      try {
+        for await (const chunk of bodyChunks(body, opts.limit, opts.limitName)) {
+          if (size < HEAD_BYTES) head.push(Buffer.from(chunk.subarray(0, HEAD_BYTES - size)))
+          size += chunk.byteLength
+          await file.write(chunk)
+        }
+      } finally {
+        await file.close()
+      }
+      return await use({ path, size, head: Buffer.concat(head), contentType: body.contentType })
+    } finally {
+      await rm(path, { force: true })
+    }
+  })
+}
+
+/** A received upload's bytes in parts of PART_BYTES, read one at a time. */
+export async function* fileParts(path: string): AsyncGenerator<Buffer> {
+  const file = await open(path, 'r')
+  try {
+    for (;;) {
+      const part = Buffer.allocUnsafe(PART_BYTES)
+      const { bytesRead } = await file.read(part, 0, PART_BYTES, null)
+      if (bytesRead === 0) return
+      yield bytesRead === PART_BYTES ? part : part.subarray(0, bytesRead)
+    }
+  } finally {
+    await file.close()
+  }
+}

@@ -1,0 +1,58 @@
+import { open } from 'node:fs/promises'
+import { gunzipSync, constants as zlibConstants } from 'node:zlib'
+import { and, eq } from 'drizzle-orm'
+import type { FeedFormat, FeedSource } from '../../feeds'
+import { db } from '../db/client'
+import { feedUploads } from '../db/schema'
+import type { Tx } from '../db/tx'
+import { fileParts, type ReceivedUpload } from '../http/upload'
+import { invalidField } from '../shared/errors'
+
+/**
+ * An uploaded feed lives in PostgreSQL (the api and worker processes share nothing else) as parts
+ * of 1 MiB, written and read one at a time: neither side ever holds the file.
+ */
+export async function storeUpload(tx: Tx, runId: string, file: ReceivedUpload) {
+  let part = 0
+  for await (const content of fileParts(file.path))
+    await tx.insert(feedUploads).values({ runId, part: ++part, content })
+}
+
+/** Writes a run's uploaded file to `dest`, part by part; false when it is gone. */
+export async function copyUpload(runId: string, dest: string): Promise<boolean> {
+  const out = await open(dest, 'w', 0o600)
+  try {
+    for (let part = 1; ; part++) {
+      const [row] = await db
+        .select({ content: feedUploads.content })
+        .from(feedUploads)
+        .where(and(eq(feedUploads.runId, runId), eq(feedUploads.part, part)))
+      if (!row) return part > 1
+      await out.write(row.content)
+    }
+  } finally {
+    await out.close()
+  }
+}
+
+const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b
+
+/** The format of an upload from its first bytes: gzip is looked into; "{" starts JSON. */
+export function uploadFormat(source: FeedSource, head: Buffer): FeedFormat {
+  if (source === 'affiliate') return 'merchant_csv'
+  let bytes = head
+  if (isGzip(head))
+    try {
+      // the start of a gzip stream decompresses on its own with a sync flush
+      bytes = gunzipSync(head.subarray(0, 4096), { finishFlush: zlibConstants.Z_SYNC_FLUSH })
+    } catch {
+      throw invalidField('body', 'is not valid gzip (its header does not open)')
+    }
+  const first = new TextDecoder()
+    .decode(bytes.subarray(0, 64))
+    .replace(/^\uFEFF/, '')
+    .trimStart()[0]
+  if (source === 'usda' && first !== '{')
+    throw invalidField('body', 'the USDA CSV download is a folder of files: import it from a server path')
+  return source === 'off' ? (first === '{' ? 'off_jsonl' : 'off_csv') : 'usda_json'
+}

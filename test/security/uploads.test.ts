@@ -1,0 +1,268 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { parseId } from '../../src/shared/ids'
+import {
+  ADMIN,
+  createOrganization,
+  eventually,
+  expectProblem,
+  sql,
+  type TestOrg,
+  tableCounts,
+} from '../support/fixtures'
+import { startServer } from '../support/process'
+import { baseUrl, databaseUrl, get, post } from '../support/server'
+
+// Issue 44, finding 1 and the feed-path oracle of finding 5: uploads are streamed by their route
+// (never parsed or walked by the framework), bounded in bytes, decompression, line length and
+// columns; a server path gets one answer whatever the file system holds.
+
+const RUNS = '/feeds/api/v1/runs'
+const IMPORTS = '/advertising/api/v1/performance/imports'
+const MiB = 1024 * 1024
+
+let org: TestOrg
+beforeAll(async () => {
+  org = await createOrganization()
+})
+
+/** POSTs `body` as `type` with the org's key; a ReadableStream body is sent chunked (no Content-Length). */
+async function upload(
+  path: string,
+  body: BodyInit,
+  type: string,
+  opts: { key?: string; base?: string; headers?: Record<string, string> } = {},
+) {
+  const res = await fetch((opts.base ?? baseUrl) + path, {
+    method: 'POST',
+    headers: { 'content-type': type, 'x-api-key': opts.key ?? org.key, ...opts.headers },
+    body,
+  })
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null }
+}
+
+/** A body of `chunks` 1 MiB chunks made by `make`, streamed; `sent` resolves once the last is handed over. */
+function streamed(chunks: number, make: (i: number) => Uint8Array) {
+  let i = 0
+  let done: () => void
+  const sent = new Promise<void>((resolve) => {
+    done = resolve
+  })
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i === chunks) {
+        controller.close()
+        done()
+        return
+      }
+      controller.enqueue(make(i++))
+    },
+  })
+  return { stream, sent }
+}
+
+async function finishedRun(id: string, key = org.key) {
+  return eventually(async () => {
+    const run = (await get(`${RUNS}/${id}`, key)).json
+    return run.status === 'succeeded' || run.status === 'failed' ? run : null
+  }, 60_000)
+}
+
+const storedRuns = async (orgId: string) =>
+  (
+    await sql<{ runs: number; parts: number }>(
+      `select count(*)::int runs, (select count(*)::int from feed_uploads u join feed_runs r on r.id = u.run_id
+         where r.organization_id = $1) parts from feed_runs where organization_id = $1`,
+      [parseId(orgId)],
+    )
+  )[0]!
+
+const offLine = (gtin: string, name: string) => JSON.stringify({ code: gtin, product_name: name, lc: 'en' })
+
+describe('uploads are streamed by their route, not parsed by the framework', () => {
+  test('a 19 MiB x-ndjson upload is answered 202 and /healthz answers right after it is sent', async () => {
+    // one product line, then 19 MiB of one over-long line: stored as it streams, read by the job
+    const first = new TextEncoder().encode(`${offLine('4006381333900', 'Streamed upload')}\n`)
+    const filler = new Uint8Array(MiB).fill(0x61)
+    const body = streamed(19, (i) => (i === 0 ? first : filler))
+    const answer = upload(`${RUNS}?source=off&file_name=big.jsonl`, body.stream, 'application/x-ndjson')
+    await body.sent
+    // the process is not walking the body: it answers a health check meanwhile
+    expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200)
+    const res = await answer
+    expect(res.status).toBe(202)
+    expect(res.json.status).toBe('queued')
+    const run = await finishedRun(res.json.id)
+    expect(run.status).toBe('succeeded')
+    expect(run.counts).toMatchObject({ read: 2, created: 1, rejected: 1 })
+    expect(run.rejected_sample[0].line).toBe(2)
+    // the stored upload is removed once the run has read it
+    expect((await storedRuns(org.id)).parts).toBe(0)
+  }, 90_000)
+
+  test('JSON bodies to an upload route keep the 1 MiB limit', async () => {
+    const before = await storedRuns(org.id)
+    const big = JSON.stringify({ source: 'off', path: 'x'.repeat(2 * MiB) })
+    const res = await post(RUNS, JSON.parse(big), org.key)
+    expectProblem(res, 413, 'payload_too_large')
+    expect(await storedRuns(org.id)).toEqual(before)
+  })
+})
+
+describe('an upload over the route limit (a server with FEED_UPLOAD_MAX_MB=1)', () => {
+  let server: Awaited<ReturnType<typeof startServer>>
+  beforeAll(async () => {
+    // an api process on the same database: the main test process's workers run the jobs
+    server = await startServer({
+      DATABASE_URL: databaseUrl,
+      ROLE: 'api',
+      FEED_UPLOAD_MAX_MB: '1',
+      ADMIN_TOKEN: ADMIN['x-admin-token'],
+      LOG_LEVEL: 'warn',
+    })
+  }, 60_000)
+  afterAll(async () => {
+    server?.kill('SIGTERM')
+    await server?.exited
+  })
+
+  test('is 413 problem+json, by declared length or while streaming, and nothing is stored', async () => {
+    const before = await storedRuns(org.id)
+    const declared = await upload(`${RUNS}?source=off`, new Uint8Array(2 * MiB).fill(0x0a), 'application/x-ndjson', {
+      base: server.url,
+    })
+    expectProblem(declared, 413, 'payload_too_large')
+    expect(declared.json.detail).toContain('FEED_UPLOAD_MAX_MB')
+    const body = streamed(3, () => new Uint8Array(MiB).fill(0x0a))
+    const chunked = await upload(`${RUNS}?source=off`, body.stream, 'application/gzip', { base: server.url })
+    expectProblem(chunked, 413, 'payload_too_large')
+    expect(await storedRuns(org.id)).toEqual(before)
+    // under the limit it is taken
+    const small = await upload(`${RUNS}?source=off`, `${offLine('4006381333917', 'Small upload')}\n`, 'text/csv', {
+      base: server.url,
+    })
+    expect(small.status).toBe(202)
+    expect((await finishedRun(small.json.id)).status).toBe('succeeded')
+  }, 60_000)
+})
+
+describe('the jobs that read uploads bound what they read', () => {
+  test('a gzip bomb fails the run with a reason naming the limit; the catalog is unchanged', async () => {
+    const bomb = gzipSync(new Uint8Array(64 * MiB).fill(0x0a), { level: 9 })
+    expect(bomb.length).toBeLessThan(MiB / 4)
+    const before = await tableCounts()
+    const res = await upload(`${RUNS}?source=off&file_name=bomb.jsonl.gz`, bomb, 'application/gzip')
+    expect(res.status).toBe(202)
+    const run = await finishedRun(res.json.id)
+    expect(run.status).toBe('failed')
+    expect(run.error).toContain('100:1')
+    expect(run.error).toContain('decompression bomb')
+    expect(run.counts).toMatchObject({ read: 0, created: 0, updated: 0 })
+    expect(await tableCounts()).toEqual(before)
+    expect((await storedRuns(org.id)).parts).toBe(0)
+  }, 60_000)
+
+  test('a 2 MiB line is one rejected row naming its line; the rows around it are read', async () => {
+    const long = `{"code":"4006381333924","product_name":"${'x'.repeat(2 * MiB)}"}`
+    const body = [offLine('4006381333931', 'Before the long line'), long, offLine('4006381333948', 'After it')].join(
+      '\n',
+    )
+    const res = await upload(`${RUNS}?source=off`, body, 'application/x-ndjson')
+    expect(res.status).toBe(202)
+    const run = await finishedRun(res.json.id)
+    expect(run.status).toBe('succeeded')
+    expect(run.counts).toMatchObject({ read: 3, created: 2, rejected: 1 })
+    expect(run.rejected_sample).toHaveLength(1)
+    expect(run.rejected_sample[0].line).toBe(2)
+    expect(run.rejected_sample[0].reason).toContain('at most 1048576 bytes are read as one line')
+    expect(run.rejected_sample[0].input.length).toBeLessThanOrEqual(200)
+    const stored = await sql<{ gtin: string }>('select gtin from products where gtin = any($1) order by gtin', [
+      ['04006381333924', '04006381333931', '04006381333948'],
+    ])
+    expect(stored.map((p) => p.gtin)).toEqual(['04006381333931', '04006381333948'])
+  }, 60_000)
+
+  test('a row of 100,000 columns is one rejected row; the rows around it are read', async () => {
+    const wide = ['4006381333955', 'Wide row', ...Array.from({ length: 100_000 }, (_, i) => `c${i}`)].join('\t')
+    const body = ['code\tproduct_name', '4006381333962\tNarrow before', wide, '4006381333979\tNarrow after'].join('\n')
+    const res = await upload(`${RUNS}?source=off`, body, 'text/tab-separated-values')
+    expect(res.status).toBe(202)
+    const run = await finishedRun(res.json.id)
+    expect(run.status).toBe('succeeded')
+    expect(run.format).toBe('off_csv')
+    expect(run.counts).toMatchObject({ read: 3, created: 2, rejected: 1 })
+    expect(run.rejected_sample[0]).toMatchObject({ line: 3 })
+    expect(run.rejected_sample[0].reason).toContain('more than 1000 columns')
+    const wideProduct = await sql('select id from products where gtin = $1', ['04006381333955'])
+    expect(wideProduct).toEqual([])
+  }, 60_000)
+
+  test('performance imports: a long line is one refused row, a gzip bomb fails the import', async () => {
+    const long = `{"campaign_id":"${'x'.repeat(2 * MiB)}"}`
+    const lines = await upload(IMPORTS, `${long}\n{"campaign_id":"nope"}\n`, 'application/x-ndjson')
+    expect(lines.status).toBe(202)
+    const done = await eventually(async () => {
+      const r = (await get(`${IMPORTS}/${lines.json.id}`, org.key)).json
+      return r.status === 'succeeded' || r.status === 'failed' ? r : null
+    })
+    expect(done.status).toBe('succeeded')
+    expect(done.errors.map((e: { row: number }) => e.row)).toEqual([1, 2])
+    expect(done.errors[0].reason).toContain('at most 1048576 bytes')
+    const bomb = gzipSync(new Uint8Array(64 * MiB).fill(0x0a), { level: 9 })
+    const res = await upload(`${IMPORTS}?format=jsonl`, bomb, 'application/gzip')
+    expect(res.status).toBe(202)
+    const failed = await eventually(async () => {
+      const r = (await get(`${IMPORTS}/${res.json.id}`, org.key)).json
+      return r.status === 'succeeded' || r.status === 'failed' ? r : null
+    })
+    expect(failed.status).toBe('failed')
+    expect(failed.error).toContain('decompression bomb')
+    expect(
+      await sql('select count(*)::int n from performance_uploads where import_id = $1', [parseId(res.json.id)]),
+    ).toEqual([{ n: 0 }])
+  }, 60_000)
+})
+
+describe('a feed server path', () => {
+  const feedDir = join(process.env.DATA_DIR!, 'feeds')
+  beforeAll(() => {
+    mkdirSync(join(feedDir, 'a-folder'), { recursive: true })
+    writeFileSync(join(feedDir, 'a-folder', 'inside.jsonl'), `${offLine('4006381333986', 'Inside')}\n`)
+    symlinkSync('/etc/passwd', join(feedDir, 'link-out.jsonl'))
+  })
+  afterAll(() => {
+    rmSync(join(feedDir, 'a-folder'), { recursive: true, force: true })
+    rmSync(join(feedDir, 'link-out.jsonl'), { force: true })
+  })
+
+  test('outside the folder, missing, a folder or a symlink out of it: one and the same answer', async () => {
+    const before = await storedRuns(org.id)
+    const answers = []
+    for (const path of [
+      '/etc/shadow',
+      '/root/.ssh/id_rsa',
+      '/etc/passwd',
+      '/nonexistent/file.jsonl',
+      '../../../../etc/passwd',
+      'missing.jsonl',
+      'a-folder',
+      'a-folder/../../feeds-elsewhere/x.jsonl',
+      'link-out.jsonl',
+    ]) {
+      const res = await post(RUNS, { source: 'off', path }, org.key)
+      expectProblem(res, 422, 'validation_error')
+      const { request_id: _, ...answer } = res.json
+      answers.push(answer)
+    }
+    for (const answer of answers) expect(answer).toEqual(answers[0])
+    expect(JSON.stringify(answers[0])).not.toMatch(/shadow|id_rsa|passwd|missing|exist/)
+    expect(await storedRuns(org.id)).toEqual(before)
+    // a readable file inside the folder starts a run
+    const ok = await post(RUNS, { source: 'off', path: 'a-folder/inside.jsonl' }, org.key)
+    expect(ok.status).toBe(202)
+    expect((await finishedRun(ok.json.id)).status).toBe('succeeded')
+  }, 60_000)
+})
