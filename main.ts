@@ -6,6 +6,7 @@ import * as jobs from './jobs'
 import { createApp, createHealthApp } from './src/app'
 import { config } from './src/config'
 import { StartupError } from './src/db/embedded'
+import { largestUpload } from './src/http/upload'
 import { openDatabase, startBackground } from './src/runtime'
 import { flushLogs, logger } from './src/shared/logger'
 
@@ -52,7 +53,9 @@ try {
   app = (serving ? createApp() : createHealthApp()).listen({
     port: config.PORT,
     hostname: config.HOST,
-    maxRequestBodySize: 32 * 1024 * 1024,
+    // uploads stream through their routes, which answer 413 past their own limits (the largest:
+    // FEED_UPLOAD_MAX_MB); Bun's own cap sits just above, so it never cuts one off with a 500
+    maxRequestBodySize: largestUpload() + 1024 * 1024,
     // Elysia turns SO_REUSEPORT on, with which a second process on a taken port starts and the
     // kernel splits the requests between the two (and their databases); off, it fails EADDRINUSE
     reusePort: false,

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream'
+import { sampleOf } from '../src/shared/text-records'
 import { csvRows } from './input'
 import { checkedFields, type FeedOffer, type FeedRow, RowError, readFeedCode, text } from './record'
 
@@ -103,7 +104,7 @@ export async function* affiliateFeed(
       yield { line, record: { gtin14, reading, version: 0, fields, offer } }
     } catch (err) {
       if (!(err instanceof RowError)) throw err
-      yield { line, rejected: err.message, input: JSON.stringify(row).slice(0, 200) }
+      yield { line, rejected: err.message, input: sampleOf(JSON.stringify(row)) }
     }
   }
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import countries from 'i18n-iso-countries'
 import { certificationsOfLabels } from '../src/catalog/ingredients/analyze'
 import { ASSIGNED_COUNTRIES } from '../src/shared/countries'
+import { sampleOf } from '../src/shared/text-records'
 import { csvRows, lines } from './input'
 import { parseQuantity, quantityOf } from './quantity'
 import { checkedFields, type FeedRecord, type FeedRow, RowError, readFeedCode, text } from './record'
@@ -82,7 +83,7 @@ export function offRecord(p: OffProduct): FeedRecord {
 const rejected = (line: number, err: unknown, input: string): FeedRow => {
   if (!(err instanceof RowError) && !(err instanceof SyntaxError)) throw err
   const reason = err instanceof SyntaxError ? `malformed JSON: ${err.message}` : err.message
-  return { line, rejected: reason, input: input.slice(0, 200) }
+  return { line, rejected: reason, input: sampleOf(input) }
 }
 
 /** The JSONL dump: each line a product; a broken line is rejected with its number. */

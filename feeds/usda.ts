@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { MAX_RECORD_BYTES } from '../src/shared/text-records'
+import { MAX_RECORD_BYTES, sampleOf } from '../src/shared/text-records'
 import { csvRows, type InflateLimits, openInput } from './input'
 import { parseQuantity } from './quantity'
 import { checkedFields, type FeedRecord, type FeedRow, RowError, readFeedCode, text, unshout } from './record'
@@ -60,7 +60,7 @@ function toRow(line: number, food: () => UsdaFood, input: () => string): FeedRow
     return { line, record: usdaRecord(food()) }
   } catch (err) {
     if (!(err instanceof RowError)) throw err
-    return { line, rejected: err.message, input: input().slice(0, 200) }
+    return { line, rejected: err.message, input: sampleOf(input()) }
   }
 }
 
@@ -115,7 +115,7 @@ export async function* jsonArrayElements(
     size += part.length
     if (sample !== null) return
     if (size > max) {
-      sample = [...item, part].join('').slice(0, 200)
+      sample = sampleOf([...item, part].join(''))
       item = []
     } else item.push(part)
   }
@@ -171,7 +171,7 @@ export async function* usdaJson(path: string, limits?: InflateLimits): AsyncGene
     try {
       food = JSON.parse(raw)
     } catch (err) {
-      yield { line: n, rejected: `malformed JSON: ${(err as Error).message}`, input: raw.slice(0, 200) }
+      yield { line: n, rejected: `malformed JSON: ${(err as Error).message}`, input: sampleOf(raw) }
       continue
     }
     const str = (v: unknown) => (v === undefined || v === null ? undefined : (v as string))

@@ -4,7 +4,7 @@ import type { RejectedPerformanceRow } from '../db/schema'
 import { invalidField } from '../shared/errors'
 import { parseId } from '../shared/ids'
 import { DEFAULT_INFLATE_LIMITS, gunzipBounded, type InflateLimits, isGzip } from '../shared/inflate'
-import { csvRows, textRecords } from '../shared/text-records'
+import { csvRows, sampleOf, textRecords } from '../shared/text-records'
 import { isCalendarDate } from './campaigns'
 import type { PerformanceInput } from './performance'
 
@@ -117,7 +117,8 @@ function recordChecker(defaultSource: string) {
   }
 }
 
-const shorten = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text)
+// a sample of its own: a slice would keep the whole line alive while the chunk is kept
+const shorten = (text: string) => (text.length > 200 ? `${sampleOf(text)}…` : text)
 
 type RawRecord = { row: number; input: string; record: Record<string, unknown> | string }
 

@@ -8,6 +8,8 @@ import { AppError } from '../shared/errors'
 
 /** The byte limit of the uploads that have no setting of their own (performance imports, barcode CSVs). */
 export const UPLOAD_LIMIT = 20 * 1024 * 1024
+/** The largest body any upload route takes (Bun's own body cap must be above it). */
+export const largestUpload = () => Math.max(config.FEED_UPLOAD_MAX_MB * 1024 * 1024, UPLOAD_LIMIT)
 /** How long a client may pause while sending a body (408 after). */
 export const BODY_IDLE_MS = 10_000
 /** Uploads one organization may be sending to this process at once. */

@@ -9,6 +9,10 @@ import Papa from 'papaparse'
  */
 export const MAX_RECORD_BYTES = 1024 * 1024
 export const MAX_COLUMNS = 1000
+/** Longest a reader works before it lets the event loop take a turn (other requests, I/O). */
+const TURN_MS = 4
+/** Lets the event loop take a turn; the time it ends. */
+const aTurn = () => new Promise<number>((done) => setImmediate(() => done(performance.now())))
 /** Bytes of a refused record kept to show which one it was. */
 const SAMPLE_BYTES = 200
 
@@ -17,6 +21,15 @@ const CR = 0x0d
 const QUOTE = 0x22
 const SPACE = 0x20
 const TAB = 0x09
+
+/**
+ * The start of a text as a string of its own. A slice of a string keeps the whole string alive,
+ * so a 200-character sample of a 1 MiB line would hold the megabyte for as long as the sample is
+ * kept (a chunk keeps a thousand).
+ */
+export const sampleOf = (text: string, length = SAMPLE_BYTES) => Buffer.from(text.slice(0, length)).toString()
+/** Fields of a record longer than this are copied out of it, so that no kept value holds the record. */
+const OWN_FIELDS_AFTER = 4096
 
 /** A file that breaks a limit as a whole (its header, its decompressed size): the run fails with this reason. */
 export class InputLimitError extends Error {}
@@ -30,7 +43,7 @@ export type RecordOptions = {
   /** CSV quoting: a newline inside a field quoted with `"` does not end the record; the delimiter (one byte) marks field starts */
   quotedBy?: string
   maxBytes?: number
-  /** blank records are counted but not yielded (JSON lines: a file of newlines costs no more than a scan) */
+  /** blank records are counted but not yielded (a file of newlines costs no more than a scan) */
   skipBlank?: boolean
 }
 
@@ -86,7 +99,11 @@ export async function* textRecords(
     return record
   }
 
+  let turn = performance.now()
   for await (const raw of source) {
+    // a stream with data ready resolves its reads as microtasks: without a pause now and then, a
+    // file of many small records would keep the event loop from every request while it is read
+    if (performance.now() - turn > TURN_MS) turn = await aTurn()
     const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
     let start = 0
     if (delimiter === -1) {
@@ -101,6 +118,7 @@ export async function* textRecords(
         take(chunk.subarray(start, nl))
         start = nl + 1
         yield end()
+        if (performance.now() - turn > TURN_MS) turn = await aTurn()
       }
     } else {
       // CSV: native searches for the next quote and newline; a quote opens a quoted field only
@@ -133,8 +151,12 @@ export async function* textRecords(
         if (q < i && q !== -2) q = chunk.indexOf(QUOTE, i)
         if (q === -1) q = -2
         if (nl >= 0 && (q < 0 || nl < q)) {
-          take(chunk.subarray(start, nl))
-          yield end()
+          if (skipBlank && size === 0 && (nl === start || (nl === start + 1 && chunk[start] === CR))) line++
+          else {
+            take(chunk.subarray(start, nl))
+            yield end()
+            if (performance.now() - turn > TURN_MS) turn = await aTurn()
+          }
           start = nl + 1
           i = nl + 1
         } else if (q >= 0) {
@@ -268,7 +290,7 @@ export async function* csvRows(
       await it.return?.()
     }
   }
-  for await (const record of textRecords(all(), { quotedBy: quoted ? sep : undefined })) {
+  for await (const record of textRecords(all(), { quotedBy: quoted ? sep : undefined, skipBlank: true })) {
     if (head === null) {
       if (record.problem) throw new InputLimitError(`the header line is too long (${record.problem})`)
       const fields = splitFields(record.text.replace(/^\uFEFF/, ''), sep, quoted)
@@ -293,13 +315,15 @@ export async function* csvRows(
       yield {
         line: ++line,
         problem: `the row has more than ${MAX_COLUMNS} columns; at most ${MAX_COLUMNS} are read`,
-        input: record.text.slice(0, SAMPLE_BYTES),
+        input: sampleOf(record.text),
       }
       continue
     }
     if (isBlank(fields)) continue
     const row: Record<string, string> = {}
-    for (let i = 0; i < fields.length && i < head.length; i++) row[head[i]!] = fields[i]!
+    const own = record.text.length > OWN_FIELDS_AFTER
+    for (let i = 0; i < fields.length && i < head.length; i++)
+      row[head[i]!] = own ? Buffer.from(fields[i]!).toString() : fields[i]!
     yield { line: ++line, row }
   }
 }

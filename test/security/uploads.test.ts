@@ -112,14 +112,14 @@ describe('uploads are streamed by their route, not parsed by the framework', () 
   })
 })
 
-describe('an upload over the route limit (a server with FEED_UPLOAD_MAX_MB=1)', () => {
+describe('the route limit is a setting (a server with FEED_UPLOAD_MAX_MB=40)', () => {
   let server: Awaited<ReturnType<typeof startServer>>
   beforeAll(async () => {
     // an api process on the same database: the main test process's workers run the jobs
     server = await startServer({
       DATABASE_URL: databaseUrl,
       ROLE: 'api',
-      FEED_UPLOAD_MAX_MB: '1',
+      FEED_UPLOAD_MAX_MB: '40',
       ADMIN_TOKEN: ADMIN['x-admin-token'],
       LOG_LEVEL: 'warn',
     })
@@ -129,23 +129,30 @@ describe('an upload over the route limit (a server with FEED_UPLOAD_MAX_MB=1)', 
     await server?.exited
   })
 
-  test('is 413 problem+json, by declared length or while streaming, and nothing is stored', async () => {
+  test('past it: 413 problem+json, by declared length or while streaming, and nothing is stored', async () => {
     const before = await storedRuns(org.id)
-    const declared = await upload(`${RUNS}?source=off`, new Uint8Array(2 * MiB).fill(0x0a), 'application/x-ndjson', {
+    const declared = await upload(`${RUNS}?source=off`, new Uint8Array(41 * MiB).fill(0x0a), 'application/x-ndjson', {
       base: server.url,
     })
     expectProblem(declared, 413, 'payload_too_large')
     expect(declared.json.detail).toContain('FEED_UPLOAD_MAX_MB')
-    const body = streamed(3, () => new Uint8Array(MiB).fill(0x0a))
+    const body = streamed(42, () => new Uint8Array(MiB).fill(0x0a))
     const chunked = await upload(`${RUNS}?source=off`, body.stream, 'application/gzip', { base: server.url })
     expectProblem(chunked, 413, 'payload_too_large')
     expect(await storedRuns(org.id)).toEqual(before)
-    // under the limit it is taken
-    const small = await upload(`${RUNS}?source=off`, `${offLine('4006381333917', 'Small upload')}\n`, 'text/csv', {
+  }, 60_000)
+
+  test("under it, a file larger than other uploads' 20 MiB and the server's former 32 MiB body cap is taken", async () => {
+    const body = streamed(36, (i) =>
+      new TextEncoder().encode(i === 0 ? `${offLine('4006381333917', 'Big upload')}\n` : '\n'.repeat(MiB)),
+    )
+    const res = await upload(`${RUNS}?source=off&file_name=36mib.jsonl`, body.stream, 'application/x-ndjson', {
       base: server.url,
     })
-    expect(small.status).toBe(202)
-    expect((await finishedRun(small.json.id)).status).toBe('succeeded')
+    expect(res.status).toBe(202)
+    const run = await finishedRun(res.json.id)
+    expect(run.status).toBe('succeeded')
+    expect(run.counts).toMatchObject({ read: 1, created: 1 })
   }, 60_000)
 })
 
