@@ -54,8 +54,8 @@ try {
     port: config.PORT,
     hostname: config.HOST,
     // uploads stream through their routes, which answer 413 past their own limits (the largest:
-    // FEED_UPLOAD_MAX_MB); Bun's own cap sits just above, so it never cuts one off with a 500
-    maxRequestBodySize: largestUpload() + 1024 * 1024,
+    // FEED_UPLOAD_MAX_MB); Bun's own cap sits above it, so it never cuts one off with a 500
+    maxRequestBodySize: largestUpload() + 16 * 1024 * 1024,
     // Elysia turns SO_REUSEPORT on, with which a second process on a taken port starts and the
     // kernel splits the requests between the two (and their databases); off, it fails EADDRINUSE
     reusePort: false,

@@ -26,10 +26,13 @@ export function decompressed(raw: Readable, first: Uint8Array): Readable {
   return isGzip(first) ? gunzipBounded(raw, LIMITS) : raw
 }
 
-/** The start of the upload as text, read cheaply (a gzip stream's start decompresses on its own). */
+/**
+ * The start of the upload as text, read cheaply: a gzip stream's start decompresses on its own;
+ * 4 KiB of it is tens of KiB of rows (and at most a few MiB of a bomb, which the job then refuses).
+ */
 function head(bytes: Buffer): string {
   const start = isGzip(bytes)
-    ? gunzipSync(bytes.subarray(0, 16_384), { finishFlush: zlibConstants.Z_SYNC_FLUSH })
+    ? gunzipSync(bytes.subarray(0, 4096), { finishFlush: zlibConstants.Z_SYNC_FLUSH })
     : bytes.subarray(0, 16_384)
   return start.toString('utf8').replace(/^\uFEFF/, '')
 }

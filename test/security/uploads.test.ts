@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import pg from 'pg'
 import { parseId } from '../../src/shared/ids'
 import {
   ADMIN,
@@ -12,8 +13,9 @@ import {
   type TestOrg,
   tableCounts,
 } from '../support/fixtures'
+import { ownDatabase } from '../support/own-database'
 import { startServer } from '../support/process'
-import { baseUrl, databaseUrl, get, post } from '../support/server'
+import { baseUrl, get, post } from '../support/server'
 
 // Issue 44, finding 1 and the feed-path oracle of finding 5: uploads are streamed by their route
 // (never parsed or walked by the framework), bounded in bytes, decompression, line length and
@@ -64,10 +66,11 @@ function streamed(chunks: number, make: (i: number) => Uint8Array) {
   return { stream, sent }
 }
 
-async function finishedRun(id: string, key = org.key) {
+async function finishedRun(id: string, key = org.key, base = baseUrl) {
   return eventually(async () => {
-    const run = (await get(`${RUNS}/${id}`, key)).json
-    return run.status === 'succeeded' || run.status === 'failed' ? run : null
+    const res = await fetch(`${base}${RUNS}/${id}`, { headers: { 'x-api-key': key } })
+    const run = (await res.json()) as { status: string }
+    return run.status === 'succeeded' || run.status === 'failed' ? (run as any) : null
   }, 60_000)
 }
 
@@ -112,47 +115,83 @@ describe('uploads are streamed by their route, not parsed by the framework', () 
   })
 })
 
-describe('the route limit is a setting (a server with FEED_UPLOAD_MAX_MB=40)', () => {
+describe('limits are settings (a service with FEED_UPLOAD_MAX_MB=40, FEED_DECOMPRESSED_MAX_MB=1)', () => {
+  // a service process (api and workers) on a database of its own, so its jobs run with its settings
+  const database = ownDatabase('uploads')
   let server: Awaited<ReturnType<typeof startServer>>
+  let db: pg.Client
+  let own: { id: string; key: string }
   beforeAll(async () => {
-    // an api process on the same database: the main test process's workers run the jobs
+    await database.create()
     server = await startServer({
-      DATABASE_URL: databaseUrl,
-      ROLE: 'api',
+      DATABASE_URL: database.url,
       FEED_UPLOAD_MAX_MB: '40',
+      FEED_DECOMPRESSED_MAX_MB: '1',
       ADMIN_TOKEN: ADMIN['x-admin-token'],
       LOG_LEVEL: 'warn',
     })
+    db = new pg.Client({ connectionString: database.url })
+    await db.connect()
+    const res = await fetch(`${server.url}/account/api/v1/organizations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...ADMIN },
+      body: JSON.stringify({ name: 'Uploads Org', owner_email: 'owner@uploads.test' }),
+    })
+    const json = (await res.json()) as { organization: { id: string }; api_key: { key: string } }
+    own = { id: json.organization.id, key: json.api_key.key }
   }, 60_000)
   afterAll(async () => {
     server?.kill('SIGTERM')
     await server?.exited
+    await db?.end()
+    await database.drop()
   })
+  const stored = async () =>
+    (
+      await db.query(
+        'select (select count(*)::int from feed_runs) runs, (select count(*)::int from feed_uploads) parts, (select count(*)::int from products) products',
+      )
+    ).rows[0]
+  const send = (path: string, body: BodyInit, type: string) =>
+    upload(path, body, type, { base: server.url, key: own.key })
 
-  test('past it: 413 problem+json, by declared length or while streaming, and nothing is stored', async () => {
-    const before = await storedRuns(org.id)
-    const declared = await upload(`${RUNS}?source=off`, new Uint8Array(41 * MiB).fill(0x0a), 'application/x-ndjson', {
-      base: server.url,
-    })
+  test('past the upload limit: 413 problem+json, by declared length or while streaming, and nothing is stored', async () => {
+    const before = await stored()
+    const declared = await send(`${RUNS}?source=off`, new Uint8Array(41 * MiB).fill(0x0a), 'application/x-ndjson')
     expectProblem(declared, 413, 'payload_too_large')
     expect(declared.json.detail).toContain('FEED_UPLOAD_MAX_MB')
     const body = streamed(42, () => new Uint8Array(MiB).fill(0x0a))
-    const chunked = await upload(`${RUNS}?source=off`, body.stream, 'application/gzip', { base: server.url })
-    expectProblem(chunked, 413, 'payload_too_large')
-    expect(await storedRuns(org.id)).toEqual(before)
+    expectProblem(await send(`${RUNS}?source=off`, body.stream, 'application/gzip'), 413, 'payload_too_large')
+    expect(await stored()).toEqual(before)
   }, 60_000)
 
   test("under it, a file larger than other uploads' 20 MiB and the server's former 32 MiB body cap is taken", async () => {
     const body = streamed(36, (i) =>
       new TextEncoder().encode(i === 0 ? `${offLine('4006381333917', 'Big upload')}\n` : '\n'.repeat(MiB)),
     )
-    const res = await upload(`${RUNS}?source=off&file_name=36mib.jsonl`, body.stream, 'application/x-ndjson', {
-      base: server.url,
-    })
+    const res = await send(`${RUNS}?source=off&file_name=36mib.jsonl`, body.stream, 'application/x-ndjson')
     expect(res.status).toBe(202)
-    const run = await finishedRun(res.json.id)
+    const run = await finishedRun(res.json.id, own.key, server.url)
     expect(run.status).toBe('succeeded')
     expect(run.counts).toMatchObject({ read: 1, created: 1 })
+    expect((await stored()).parts).toBe(0)
+  }, 60_000)
+
+  test('a gzip upload that decompresses past FEED_DECOMPRESSED_MAX_MB fails its run with that reason', async () => {
+    // ordinary rows (well under 100:1), 2 MiB of them once decompressed
+    const rows = Array.from({ length: 80_000 }, (_, i) => JSON.stringify({ code: `x${i}`, n: i * 7919 })).join('\n')
+    const file = gzipSync(rows)
+    expect(rows.length).toBeGreaterThan(2 * MiB)
+    expect(rows.length / file.length).toBeLessThan(100)
+    const before = await stored()
+    const res = await send(`${RUNS}?source=off&file_name=rows.jsonl.gz`, file, 'application/gzip')
+    expect(res.status).toBe(202)
+    const run = await finishedRun(res.json.id, own.key, server.url)
+    expect(run.status).toBe('failed')
+    expect(run.error).toContain('FEED_DECOMPRESSED_MAX_MB')
+    expect(run.counts.created).toBe(0)
+    expect((await stored()).products).toBe(before.products)
+    expect((await stored()).parts).toBe(0)
   }, 60_000)
 })
 
