@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import pg from 'pg'
@@ -105,6 +105,39 @@ describe('uploads are streamed by their route, not parsed by the framework', () 
     // the stored upload is removed once the run has read it
     expect((await storedRuns(org.id)).parts).toBe(0)
   }, 90_000)
+
+  test('one organization sends at most two uploads at once (429 for a third); others are not held up', async () => {
+    const sender = await createOrganization()
+    const uploads = join(process.env.DATA_DIR!, 'uploads')
+    const receiving = () => (existsSync(uploads) ? readdirSync(uploads).filter((f) => f.endsWith('.upload')).length : 0)
+    // two uploads that have started and wait for the rest of their bytes
+    const open = [0, 1].map(() => {
+      let push: ReadableStreamDefaultController<Uint8Array>
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          push = controller
+          controller.enqueue(new TextEncoder().encode(`${offLine('4006381333993', 'Slow upload')}\n`))
+        },
+      })
+      return {
+        answer: upload(`${RUNS}?source=off`, stream, 'application/x-ndjson', { key: sender.key }),
+        end: () => push.close(),
+      }
+    })
+    await eventually(async () => (receiving() >= 2 ? true : null))
+    const before = await storedRuns(sender.id)
+    const third = await upload(`${RUNS}?source=off`, `${offLine('4006381333993', 'Third')}\n`, 'application/x-ndjson', {
+      key: sender.key,
+    })
+    expectProblem(third, 429, 'rate_limited')
+    expect(third.headers.get('retry-after')).toBe('10')
+    expect(await storedRuns(sender.id)).toEqual(before)
+    // another organization's upload goes through meanwhile
+    const other = await upload(`${RUNS}?source=off`, `${offLine('4006381333993', 'Other')}\n`, 'application/x-ndjson')
+    expect(other.status).toBe(202)
+    for (const o of open) o.end()
+    for (const o of open) expect((await o.answer).status).toBe(202)
+  }, 60_000)
 
   test('JSON bodies to an upload route keep the 1 MiB limit', async () => {
     const before = await storedRuns(org.id)
