@@ -83,6 +83,7 @@ const BASE: Record<string, unknown> = {
   'post /account/api/v1/organizations/{organization_id}/api-keys': { name: 'hostile key', description: 'd' },
   'post /account/api/v1/organizations/{organization_id}/members': { user_email: 'h@example.test', role: 'viewer' },
   'patch /account/api/v1/organizations/{organization_id}/members/{member_id}': { user_name: 'Hostile' },
+  'post /account/api/v1/organizations/{organization_id}/ownership': { from_member_id: member, to_member_id: member },
   'post /retailers/api/v1/retailers': { name: 'Hostile Retailer', website: 'https://h.example' },
   'patch /retailers/api/v1/retailers/{id}': { name: 'Hostile Retailer', category: 'grocery' },
   'post /products/api/v1/products': { gtin: '4006381333931', product_name: 'Hostile', description: 'd' },

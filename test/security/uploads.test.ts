@@ -12,6 +12,7 @@ import {
   sql,
   type TestOrg,
   tableCounts,
+  uniqueGtin,
 } from '../support/fixtures'
 import { ownDatabase } from '../support/own-database'
 import { startServer } from '../support/process'
@@ -245,10 +246,10 @@ describe('the jobs that read uploads bound what they read', () => {
   }, 60_000)
 
   test('a 2 MiB line is one rejected row naming its line; the rows around it are read', async () => {
-    const long = `{"code":"4006381333924","product_name":"${'x'.repeat(2 * MiB)}"}`
-    const body = [offLine('4006381333931', 'Before the long line'), long, offLine('4006381333948', 'After it')].join(
-      '\n',
-    )
+    // GTINs of this test alone: other files create the well-known sample GTINs too
+    const [longGtin, beforeGtin, afterGtin] = [uniqueGtin(), uniqueGtin(), uniqueGtin()]
+    const long = `{"code":"${longGtin}","product_name":"${'x'.repeat(2 * MiB)}"}`
+    const body = [offLine(beforeGtin, 'Before the long line'), long, offLine(afterGtin, 'After it')].join('\n')
     const res = await upload(`${RUNS}?source=off`, body, 'application/x-ndjson')
     expect(res.status).toBe(202)
     const run = await finishedRun(res.json.id)
@@ -259,14 +260,15 @@ describe('the jobs that read uploads bound what they read', () => {
     expect(run.rejected_sample[0].reason).toContain('at most 1048576 bytes are read as one line')
     expect(run.rejected_sample[0].input.length).toBeLessThanOrEqual(200)
     const stored = await sql<{ gtin: string }>('select gtin from products where gtin = any($1) order by gtin', [
-      ['04006381333924', '04006381333931', '04006381333948'],
+      [longGtin, beforeGtin, afterGtin].map((g) => g.padStart(14, '0')),
     ])
-    expect(stored.map((p) => p.gtin)).toEqual(['04006381333931', '04006381333948'])
+    expect(stored.map((p) => p.gtin)).toEqual([beforeGtin, afterGtin].map((g) => g.padStart(14, '0')).sort())
   }, 60_000)
 
   test('a row of 100,000 columns is one rejected row; the rows around it are read', async () => {
-    const wide = ['4006381333955', 'Wide row', ...Array.from({ length: 100_000 }, (_, i) => `c${i}`)].join('\t')
-    const body = ['code\tproduct_name', '4006381333962\tNarrow before', wide, '4006381333979\tNarrow after'].join('\n')
+    const [wideGtin, beforeGtin, afterGtin] = [uniqueGtin(), uniqueGtin(), uniqueGtin()]
+    const wide = [wideGtin, 'Wide row', ...Array.from({ length: 100_000 }, (_, i) => `c${i}`)].join('\t')
+    const body = ['code\tproduct_name', `${beforeGtin}\tNarrow before`, wide, `${afterGtin}\tNarrow after`].join('\n')
     const res = await upload(`${RUNS}?source=off`, body, 'text/tab-separated-values')
     expect(res.status).toBe(202)
     const run = await finishedRun(res.json.id)
@@ -275,7 +277,7 @@ describe('the jobs that read uploads bound what they read', () => {
     expect(run.counts).toMatchObject({ read: 3, created: 2, rejected: 1 })
     expect(run.rejected_sample[0]).toMatchObject({ line: 3 })
     expect(run.rejected_sample[0].reason).toContain('more than 1000 columns')
-    const wideProduct = await sql('select id from products where gtin = $1', ['04006381333955'])
+    const wideProduct = await sql('select id from products where gtin = $1', [wideGtin.padStart(14, '0')])
     expect(wideProduct).toEqual([])
   }, 60_000)
 
