@@ -7,6 +7,7 @@ import { brandFor, organizationProfile } from './brands'
 import { normalizeGtin } from './gtin'
 import { holdPrefixesSteady, refuseForeignPrefix } from './prefixes'
 import { lockOwned } from './products'
+import { promoteProducts } from './promotion'
 import { findProduct, toProductResource } from './resource'
 import { sendVerificationSignals } from './verification'
 
@@ -37,6 +38,8 @@ export function claimProduct(ex: Executor, organizationId: string, gtinInput: st
       .update(products)
       .set({ ownerId: organizationId, brandId, claimVerificationStatus: 'unverified', modified: new Date() })
       .where(eq(products.id, product.id))
+    // taken over: the former holder's owner values no longer decide the record
+    if (previous !== null) await promoteProducts(tx, [product.id], { reset: true })
     const resource = toProductResource((await findProduct(tx, gtin))!)
     if (previous !== null)
       await emit(tx, {

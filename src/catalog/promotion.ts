@@ -83,14 +83,31 @@ async function announce(tx: Tx, eventType: 'product.created' | 'product.updated'
   )
 }
 
-/** The column changes the winners make to a product (the brand is resolved by the caller). */
-function changesOf({ row, winners }: Decided) {
+/** Each product column's empty value: its default ('' for text), else null. */
+const EMPTY = new Map(
+  Object.entries(getTableColumns(products)).map(([key, column]) => [
+    key,
+    column.notNull && typeof column.default === 'string' ? column.default : null,
+  ]),
+)
+
+/**
+ * The column changes the winners make to a product (the brand is resolved by the caller). With
+ * `reset`, a field no statement decides any more goes back to empty (a claim taken over: the former
+ * owner's values stop speaking for the product).
+ */
+function changesOf({ row, winners }: Decided, reset = false) {
   const before = row.product
   const changes: Record<string, unknown> = {}
   for (const [field, winner] of winners) {
     const column = FIELD_COLUMNS[field as ProductField]
     if (column && JSON.stringify(before[column]) !== JSON.stringify(winner.value)) changes[column] = winner.value
   }
+  if (reset)
+    for (const [field, column] of Object.entries(FIELD_COLUMNS)) {
+      const empty = EMPTY.get(column)
+      if (!winners.has(field) && before[column] !== empty) changes[column] = empty
+    }
   const labels = winners.get('labels')?.value
   if (typeof changes.ingredientsText === 'string' || Array.isArray(labels)) {
     const text = (changes.ingredientsText as string | undefined) ?? before.ingredientsText
@@ -117,7 +134,7 @@ function changesOf({ row, winners }: Decided) {
  * Rows are locked in id order, so concurrent promotions cannot deadlock. Returns the ids that
  * changed.
  */
-export function promoteProducts(ex: Executor, productIds: string[]) {
+export function promoteProducts(ex: Executor, productIds: string[], options: { reset?: boolean } = {}) {
   return inTransaction(ex, async (tx) => {
     if (productIds.length === 0) return []
     const rows = await selectProducts(tx)
@@ -143,7 +160,7 @@ export function promoteProducts(ex: Executor, productIds: string[]) {
     const modified = new Date()
     for (const d of decided) {
       const { product } = d.row
-      const changes = changesOf(d)
+      const changes = changesOf(d, options.reset)
       const brand = d.winners.get('brand')?.value
       if (typeof brand === 'string' && brand && brand !== d.row.brandName)
         changes.brandId = brandIds.get(brandKey(d.row.brandOrg, brand))

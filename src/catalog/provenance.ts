@@ -161,14 +161,16 @@ function care(value: unknown): number {
  * fields come from its owner, or from platform sources (feeds the platform runs).
  */
 export const speaksFor = (owner: string | null) => (c: Candidate) =>
-  owner === null || c.source !== 'crowd_sourced' || c.contributorId === owner
+  owner === null || (c.source !== 'crowd_sourced' && c.source !== 'claimed') || c.contributorId === owner
 
 /**
  * The canonical value of each field. The newest claimed value wins outright. Otherwise values are
  * grouped by their comparison key; each independent contributor (organization, or source when
  * anonymous) counts once with its best confidence, combined as 1 - Π(1 - c); the best group wins if
  * it reaches the threshold, written as its most trusted (then newest) member wrote it. Of a claimed
- * product (`owner`), other organizations' statements are left out (speaksFor).
+ * product (`owner`), other organizations' statements are left out (speaksFor), their owner-authority
+ * (`claimed`) values included: a former owner's values, such as those of a claim taken over by
+ * the GS1 company prefix's holder, no longer speak for the product.
  */
 export function decide(
   candidates: Candidate[],

@@ -148,6 +148,14 @@ describe('a GS1 company prefix belongs to one organization', () => {
     const taken = await post(`${PRODUCTS}/${gtin}/claim`, {}, holder.key)
     expect(taken.status).toBe(200)
     expect(taken.json.owner_id).toBe(holder.id)
+    // and the squatter's owner values no longer decide the record: they stay in provenance only
+    expect(taken.json.product_name).toBe('')
+    const afterTakeover = (await get(`${PRODUCTS}/${gtin}`, holder.key)).json
+    expect(afterTakeover.product_name).toBe('')
+    const [names] = await sql<{ product_name: string }>('select product_name from products where gtin = $1', [
+      gtin.padStart(14, '0'),
+    ])
+    expect(names!.product_name).toBe('')
     expect(
       await eventually(async () => {
         const status = (await productRow(gtin))!.claim_verification_status
@@ -169,6 +177,7 @@ describe('a GS1 company prefix belongs to one organization', () => {
       ['product.updated', parseId(squatter.id)], // disputed
       ['product.claimed', parseId(holder.id)],
       ['product.unclaimed', parseId(squatter.id)],
+      ['product.updated', parseId(holder.id)], // the squatter's values gone
       ['product.updated', parseId(holder.id)], // prefix_matched
     ])
     // and the holder's own rules apply again
