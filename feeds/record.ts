@@ -72,10 +72,18 @@ export function unshout(text: string): string {
   return text.toLowerCase().replace(/(^|[\s(/&-])(\p{L})/gu, (_, sep, letter) => sep + letter.toUpperCase())
 }
 
+/** PostgreSQL stores no NUL in text or jsonb, and a lone surrogate is not text: either rejects the row. */
+function unstorable(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0') || !value.isWellFormed()
+  return Array.isArray(value) && value.some(unstorable)
+}
+const UNSTORABLE = 'must not contain a NUL character or a lone surrogate'
+
 /** A text value: trimmed, blanks collapsed; undefined when absent or blank; a wrong type is a RowError. */
 export function text(value: unknown, name: string): string | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'string') throw new RowError(`${name} must be a string, got ${typeof value}`)
+  if (unstorable(value)) throw new RowError(`${name} ${UNSTORABLE}`)
   const trimmed = value.replace(/\s+/g, ' ').trim()
   return trimmed === '' ? undefined : trimmed
 }
@@ -88,6 +96,7 @@ export function checkedFields(fields: FeedFields): FeedFields {
   const out: FeedFields = {}
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) continue
+    if (unstorable(value)) throw new RowError(`${name} ${UNSTORABLE}`)
     if (name === 'brand') {
       if (typeof value !== 'string' || value.length > 255)
         throw new RowError('brand must be text of at most 255 characters')

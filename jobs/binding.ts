@@ -34,6 +34,18 @@ export async function bind(boss: PgBoss, { queue, work = {}, handle, schedule, s
  * Runs a job's work; when its last retry fails, `fail` records why on what the job was doing (a
  * run, an import), so that never stays "running" forever. The error goes on to pg-boss.
  */
+/**
+ * Why a job failed, as its owner may read it (a run's `error`): a database error is named by its
+ * SQLSTATE, never by its message, which quotes the SQL and its values (the log has the whole error).
+ */
+function publicReason(err: unknown): string {
+  const e = err as { code?: unknown; severity?: unknown; query?: unknown; cause?: unknown; message?: unknown }
+  const pg = (e?.cause ?? e) as { code?: unknown; severity?: unknown }
+  if (e?.query !== undefined || pg?.severity !== undefined)
+    return `a database error${typeof pg?.code === 'string' ? ` (SQLSTATE ${pg.code})` : ''}`
+  return typeof e?.message === 'string' ? e.message : String(err)
+}
+
 export async function failingOnLastAttempt(
   job: Job<unknown>,
   queue: QueueDef<any>,
@@ -45,7 +57,7 @@ export async function failingOnLastAttempt(
     await work()
   } catch (err) {
     const limit = queue.options.retryLimit ?? 0
-    if (job.retryCount >= limit) await fail(`${what} failed after ${limit} retries: ${(err as Error).message}`)
+    if (job.retryCount >= limit) await fail(`${what} failed after ${limit} retries: ${publicReason(err)}`)
     throw err
   }
 }

@@ -11,6 +11,9 @@ import { upsertOffers } from './offers'
 import { chunkQueue } from './queues'
 import { finishIfComplete, statementOf } from './runs'
 
+/** A rejected row's text as jsonb can hold it: NUL and lone surrogates become U+FFFD. */
+const storable = (text: string) => text.replaceAll('\0', '\uFFFD').toWellFormed()
+
 const SAMPLE_PER_CHUNK = 20
 
 /**
@@ -20,7 +23,9 @@ const SAMPLE_PER_CHUNK = 20
  */
 export async function saveChunk(runId: string, chunk: number, rows: FeedRow[], bytesRead: number) {
   const records = rows.flatMap((r) => ('record' in r ? [r.record] : []))
-  const rejected = rows.flatMap((r) => ('rejected' in r ? [{ line: r.line, reason: r.rejected, input: r.input }] : []))
+  const rejected = rows.flatMap((r) =>
+    'rejected' in r ? [{ line: r.line, reason: storable(r.rejected), input: storable(r.input) }] : [],
+  )
   await db.transaction(async (tx) => {
     const stored = await tx
       .insert(feedRunChunks)

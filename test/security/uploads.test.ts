@@ -265,6 +265,24 @@ describe('the jobs that read uploads bound what they read', () => {
     expect(stored.map((p) => p.gtin)).toEqual([beforeGtin, afterGtin].map((g) => g.padStart(14, '0')).sort())
   }, 60_000)
 
+  test('a NUL in a value is one rejected row, not a run failed by the database', async () => {
+    const [nulGtin, okGtin] = [uniqueGtin(), uniqueGtin()]
+    const body = ['code\tproduct_name', `${nulGtin}\tNul\u0000Bar`, `${okGtin}\tPlain`].join('\n')
+    const res = await upload(`${RUNS}?source=off`, body, 'text/csv')
+    expect(res.status).toBe(202)
+    const run = await finishedRun(res.json.id)
+    expect(run.status).toBe('succeeded')
+    expect(run.error).toBeNull()
+    expect(run.counts).toMatchObject({ read: 2, created: 1, rejected: 1 })
+    expect(run.rejected_sample[0].line).toBe(2)
+    expect(run.rejected_sample[0].reason).toContain('must not contain a NUL character')
+    expect(run.rejected_sample[0].input).not.toContain('\u0000')
+    const stored = await sql<{ gtin: string }>('select gtin from products where gtin = any($1) order by gtin', [
+      [nulGtin, okGtin].map((g) => g.padStart(14, '0')),
+    ])
+    expect(stored.map((p) => p.gtin)).toEqual([okGtin.padStart(14, '0')])
+  }, 60_000)
+
   test('a row of 100,000 columns is one rejected row; the rows around it are read', async () => {
     const [wideGtin, beforeGtin, afterGtin] = [uniqueGtin(), uniqueGtin(), uniqueGtin()]
     const wide = [wideGtin, 'Wide row', ...Array.from({ length: 100_000 }, (_, i) => `c${i}`)].join('\t')
