@@ -6,7 +6,7 @@ import * as jobs from './jobs'
 import { createApp, createHealthApp } from './src/app'
 import { config } from './src/config'
 import { StartupError } from './src/db/embedded'
-import { largestUpload } from './src/http/upload'
+import { largestUpload, sweepUploads } from './src/http/upload'
 import { openDatabase, startBackground } from './src/runtime'
 import { flushLogs, logger } from './src/shared/logger'
 
@@ -48,6 +48,9 @@ let app: ReturnType<typeof createApp> | ReturnType<typeof createHealthApp>
 const serving = config.ROLE !== 'worker'
 try {
   database = await openDatabase(config)
+  // a second process on a taken port exits before its workers claim any job (the port is taken
+  // for real only once the queues exist, so that /healthz never answers before they do)
+  Bun.listen({ hostname: config.HOST, port: config.PORT, socket: { data() {} } }).stop(true)
   stopBackground = await startBackground(config, database.url, jobs, config.ROLE !== 'api')
   // A worker serves only /healthz and /readyz, so that it can be probed like the API.
   app = (serving ? createApp() : createHealthApp()).listen({
@@ -60,6 +63,9 @@ try {
     // kernel splits the requests between the two (and their databases); off, it fails EADDRINUSE
     reusePort: false,
   })
+  // uploads a killed process left behind, now and every hour
+  await sweepUploads()
+  setInterval(() => void sweepUploads().catch(() => {}), 3600_000).unref()
 } catch (err) {
   logger.fatal({ err }, `startup failed: ${startupAdvice(err)}`)
   flushLogs()

@@ -59,7 +59,7 @@ const until = async (check: () => Promise<boolean> | boolean, ms: number, what: 
  */
 export async function otherOrganizationDelivery(
   base: string,
-  opts: { deliveries: number },
+  opts: { deliveries: number; whileQueued?: () => Promise<void> },
 ): Promise<{ seconds: number; queued: number }> {
   const call = client(base)
   const sockets = new Set<Socket>()
@@ -108,6 +108,8 @@ export async function otherOrganizationDelivery(
       `${products * ENDPOINTS} deliveries of A queued`,
     )
 
+    // the caller measures what it wants while A's deliveries sit queued against the black hole
+    await opts.whileQueued?.()
     const b = (
       await call('POST', '/account/api/v1/organizations', { name: 'Bystander B', owner_email: `b-${stamp}@flood.test` })
     ).json

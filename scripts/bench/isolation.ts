@@ -189,11 +189,15 @@ bombing = false
 await bomber
 
 // Webhooks (issue 44): one organization queues 30,000 deliveries to endpoints that never answer;
-// the API is measured meanwhile, then another organization's test delivery is timed
-const flood = otherOrganizationDelivery(bench.base, { deliveries: Number(values.deliveries) })
-results.push(await measure('webhook flood: GET /healthz', 8, SECONDS / 2, health))
-results.push(await measure('webhook flood: GET /products/{gtin}', 8, SECONDS / 2, product))
-const delivery = await flood
+// while the workers hold them against the black hole the API is measured, then another
+// organization's test delivery is timed
+const delivery = await otherOrganizationDelivery(bench.base, {
+  deliveries: Number(values.deliveries),
+  whileQueued: async () => {
+    results.push(await measure(`${values.deliveries} deliveries queued: GET /healthz`, 8, SECONDS / 2, health))
+    results.push(await measure(`${values.deliveries} deliveries queued: GET /products/{gtin}`, 8, SECONDS / 2, product))
+  },
+})
 
 printTable(results)
 console.log(`\nhostile batch: ${await status(hostile)}; heavy batch (2,000 PNG at 600 dpi): ${await status(heavy)}`)

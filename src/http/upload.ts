@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, open, rm } from 'node:fs/promises'
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { Kind, TypeRegistry } from '@sinclair/typebox'
 import { t } from 'elysia'
@@ -123,7 +123,24 @@ export async function* bodyChunks(body: UploadBody, limit: number, limitName: st
 /** An upload received into a temporary file: its path, size and first bytes. */
 export type ReceivedUpload = { path: string; size: number; head: Buffer; contentType: string }
 
-const uploadDir = () => resolve(join(config.DATA_DIR, 'uploads'))
+/** Where uploads wait while they arrive, and feed uploads while their run reads them. */
+export const uploadDir = () => resolve(join(config.DATA_DIR, 'uploads'))
+
+/**
+ * Removes what a killed process left in the upload folder: uploads that cannot still be arriving
+ * (older than twice UPLOAD_TIMEOUT_SECONDS) and read copies of feed uploads older than a day (a
+ * run reads its copy within minutes). Other processes sharing DATA_DIR keep their files.
+ */
+export async function sweepUploads(now = Date.now()) {
+  const entries = await readdir(uploadDir(), { withFileTypes: true }).catch(() => [])
+  for (const entry of entries) {
+    if (!entry.isFile()) continue
+    const path = join(uploadDir(), entry.name)
+    const age = now - (await stat(path).catch(() => ({ mtimeMs: now }))).mtimeMs
+    const limit = entry.name.endsWith('.upload') ? 2 * config.UPLOAD_TIMEOUT_SECONDS * 1000 : 24 * 3600 * 1000
+    if (age > limit) await rm(path, { force: true })
+  }
+}
 
 /**
  * Streams an upload to a temporary file under DATA_DIR/uploads (never into memory), hands it to

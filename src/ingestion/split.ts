@@ -9,6 +9,7 @@ import { config } from '../config'
 import { db } from '../db/client'
 import { feedRunChunks, feedRuns, feedUploads } from '../db/schema'
 import { transaction } from '../db/tx'
+import { uploadDir } from '../http/upload'
 import { saveChunk } from './chunks'
 import { failRun, finishIfComplete } from './runs'
 import { copyUpload } from './uploads'
@@ -50,10 +51,15 @@ export async function splitRun(runId: string) {
   if (!path) {
     // the upload is copied part by part to a scratch file under DATA_DIR (not the system's
     // temporary folder, often memory), read from there as a server file is
-    await mkdir(join(config.DATA_DIR, 'uploads'), { recursive: true })
-    scratch = join(config.DATA_DIR, 'uploads', `feed-${runId}`)
-    if (!(await copyUpload(runId, scratch))) {
-      await rm(scratch, { force: true })
+    await mkdir(uploadDir(), { recursive: true })
+    const copy = join(uploadDir(), `feed-${runId}`)
+    scratch = copy
+    const copied = await copyUpload(runId, copy).catch(async (err) => {
+      await rm(copy, { force: true })
+      throw err
+    })
+    if (!copied) {
+      await rm(copy, { force: true })
       return failRun(db, runId, 'the uploaded file is gone')
     }
     path = scratch
