@@ -4,7 +4,7 @@ import { MERCHANT_ATTRIBUTES } from '../../feeds/affiliate'
 import { AVAILABILITIES, FEED_FORMATS, FEED_SOURCES, RUN_STATUSES } from '../db/schema/feeds'
 import { Id, ShortId } from '../shared/ids'
 import { PageQuery } from '../shared/pagination'
-import { Bytes, Chars, Enum } from '../shared/schema-types'
+import { Chars, Enum } from '../shared/schema-types'
 
 export const Source = Enum(FEED_SOURCES, {
   description: 'off (Open Food Facts), usda (FoodData Central Branded Foods) or affiliate (a merchant feed)',
@@ -32,18 +32,6 @@ export const RunCreate = t.Object(
     mapping: t.Optional(Mapping),
   },
   { additionalProperties: false },
-)
-
-/** A feed file itself as the body (up to 20 MiB; gzip allowed). */
-export const UploadBytes = Bytes(
-  [
-    'text/tab-separated-values',
-    'application/x-ndjson',
-    'application/jsonl',
-    'application/gzip',
-    'application/octet-stream',
-  ],
-  'the feed file itself (up to 20 MiB; gzip allowed)',
 )
 
 export const RunUploadQuery = t.Object({

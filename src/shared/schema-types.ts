@@ -55,12 +55,3 @@ export const Chars = (
   maxLength: number,
   options: { minLength?: number; pattern?: string; error?: string; description?: string; default?: string } = {},
 ) => t.Unsafe<string>({ [Kind]: 'Chars', type: 'string', maxLength, ...options })
-
-TypeRegistry.Set('UploadBytes', (_schema, value) => value instanceof Uint8Array)
-
-/**
- * An uploaded file's bytes, as the edge hands binary uploads (gzip, JSON lines, TSV, octet-stream)
- * to the route; never JSON. `mediaTypes` are the content types the body may have.
- */
-export const Bytes = (mediaTypes: string[], description: string) =>
-  t.Unsafe<Uint8Array>({ [Kind]: 'UploadBytes', type: 'string', description, 'x-media-types': mediaTypes })
