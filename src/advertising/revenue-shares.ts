@@ -61,21 +61,24 @@ export function previousPeriod(now: Date): string {
   return first.toISOString().slice(0, 7)
 }
 
-/** The largest amount a share's money columns (`numeric(20,2)`) hold, in cents plus one. */
-const SHARE_CENTS_LIMIT = 10n ** 20n
-const cents = (amount: string) => {
-  const [whole = '0', fraction = ''] = amount.split('.')
-  return BigInt(whole || '0') * 100n + BigInt(fraction.padEnd(2, '0').slice(0, 2) || '0')
-}
-
 type Figures = { retailer_id: string; organization_id: string; gross: string; fee: string }
 export type ShareFailure = { retailer_id: string; reason: string }
 
 /**
+ * Why a retailer's write failed, as the job's output and the CLI show it: the SQLSTATE of a
+ * database error, never its message (drizzle's quotes the statement and its values).
+ */
+const writeFailure = (err: unknown) => {
+  const e = err as { code?: unknown; cause?: { code?: unknown } }
+  const code = [e?.code, e?.cause?.code].find((c) => typeof c === 'string' && /^[0-9A-Z]{5}$/.test(c))
+  return `the share could not be written (${code ? `database error ${code}` : 'see the log'})`
+}
+
+/**
  * Each retailer's figures for the month: gross = the month's spend of campaigns on the retailer
  * (performance dates are UTC days), rounded half-even to cents; fee = gross × rate, rounded
- * half-even to cents. Summed in `numeric` without precision, so no input overflows here; whether
- * a figure fits the share's columns is decided per retailer afterwards.
+ * half-even to cents. Summed in `numeric` without precision, and the share's columns are the
+ * same (migration 0021): however many campaigns a retailer has, no sum overflows.
  */
 async function monthFigures(ex: Executor, start: string, end: string, rate: string) {
   const result = await ex.execute<Figures>(sql`
@@ -128,11 +131,10 @@ const apart = <T>(ex: Executor, work: (tx: Tx) => Promise<T>): Promise<T> =>
 /**
  * Computes every retailer's share of one month (see `monthFigures`); share = gross − fee, so the
  * two sum to gross exactly. Each retailer is written apart from the others (its own transaction,
- * or a savepoint when `ex` is a transaction): a retailer whose figures do not fit a share's
- * columns, or whose write fails, is listed in `failures` (and logged), and the others' shares are
- * written all the same. A share already APPROVED, PAID or DISPUTED keeps its figures; a CALCULATED
- * one is updated when the figures changed. New or changed shares emit `revenue_share.calculated`
- * and are returned in `shares`.
+ * or a savepoint when `ex` is a transaction): a retailer whose write fails is listed in `failures`
+ * (and logged), and the others' shares are written all the same. A share already APPROVED, PAID
+ * or DISPUTED keeps its figures; a CALCULATED one is updated when the figures changed. New or
+ * changed shares emit `revenue_share.calculated` and are returned in `shares`.
  */
 export async function calculateRevenueShares(ex: Executor, period: string, rate = config.PLATFORM_FEE_RATE) {
   const { start, end } = periodBounds(period)
@@ -140,22 +142,14 @@ export async function calculateRevenueShares(ex: Executor, period: string, rate 
   const failures: ShareFailure[] = []
   for (const figures of await monthFigures(ex, start, end, rate)) {
     const retailer_id = toShortId(figures.retailer_id)
-    if (cents(figures.gross) >= SHARE_CENTS_LIMIT) {
-      failures.push({
-        retailer_id,
-        reason: `gross revenue ${figures.gross} USD is more than a revenue share holds (999999999999999999.99)`,
-      })
-      continue
-    }
     try {
       const share = await apart(ex, (tx) => writeShare(tx, figures, start, end, rate))
       if (share) shares.push(share)
     } catch (err) {
-      failures.push({ retailer_id, reason: `the share could not be written: ${(err as Error).message}` })
+      failures.push({ retailer_id, reason: writeFailure(err) })
+      logger.error({ period, retailer_id, err }, "a retailer's revenue share was not calculated; the others were")
     }
   }
-  for (const failure of failures)
-    logger.error({ period, ...failure }, "a retailer's revenue share was not calculated; the others were")
   return { period, shares, failures }
 }
 

@@ -1,6 +1,15 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { parseId } from '../../src/shared/ids'
-import { ADS, campaignsPath, createCampaign, createRetailer, rowsPath, sharesPath } from '../advertising/support'
+import { parseId, toShortId } from '../../src/shared/ids'
+import {
+  ADS,
+  campaignsPath,
+  createCampaign,
+  createRetailer,
+  listPath,
+  rowsPath,
+  sharesPath,
+  summaryPath,
+} from '../advertising/support'
 import {
   ADMIN,
   createOrganization,
@@ -164,7 +173,26 @@ describe('dates outside the years 0001-9999 are 422', () => {
 })
 
 describe('the revenue-share calculation settles each retailer apart', () => {
-  test("one retailer whose month cannot be held does not stop the others' shares (was: the whole job failed)", async () => {
+  const awaitJob = (jobId: string) =>
+    eventually(async () => {
+      const [j] = await sql<{ state: string; output: any }>('select state, output from pgboss.job where id = $1', [
+        jobId,
+      ])
+      return j && !['created', 'active'].includes(j.state) ? j : null
+    }, 60_000)
+  const sharesOf = (periodStart: string) =>
+    sql<{ retailer_id: string; gross: string; fee: string; share: string }>(
+      `select retailer_id, gross_revenue::text gross, platform_fee::text fee, retailer_share::text share
+       from revenue_shares where period_start = $1 order by gross_revenue`,
+      [periodStart],
+    )
+  const performanceOf = (start: string, end: string) =>
+    sql(`select count(*)::int n, sum(spend)::text total from campaign_performance where date between $1 and $2`, [
+      start,
+      end,
+    ])
+
+  test("another tenant's 10,001 campaigns at the largest spend: the retailer gets its exact share, and the others theirs (was: no share)", async () => {
     const period = '2093-07'
     const shop = await createOrganization()
     const fine = (await post(RETAILERS, { name: unique('Fine'), is_canonical: true }, shop.key, ADMIN)).json.id
@@ -173,9 +201,10 @@ describe('the revenue-share calculation settles each retailer apart', () => {
     const ok = (await createCampaign(tenant, fine)).id
     expect((await post(rowsPath(ok), [row('2093-07-04', '10.105')], tenant.key)).status).toBe(200)
     // One tenant's 10,001 campaigns on the other retailer, each at the largest spend a campaign
-    // holds: a month of more than 10^18 USD. Each campaign is what the API accepts; creating them
-    // one request at a time would take minutes, so they are written here as the API writes them.
-    await sql(
+    // holds: a month of more than 10^18 USD, past the numeric(20,2) the shares had. Each campaign is
+    // what the API accepts; creating them one request at a time would take minutes, so they are
+    // written here as the API writes them.
+    const bulk = await sql<{ id: string }>(
       `with made as (
          insert into campaigns (organization_id, retailer_id, name, budget, pricing_model, rate, status)
          select $1::uuid, $2::uuid, 'bulk ' || g, 1, 'CPC', 1, 'active' from generate_series(1, 10001) g
@@ -184,38 +213,94 @@ describe('the revenue-share calculation settles each retailer apart', () => {
          insert into campaign_performance (campaign_id, date, source, impressions, clicks, spend)
          select id, '2093-07-05', 'api', 1, 1, 99999999999999.999999 from made returning campaign_id)
        insert into campaign_totals (campaign_id, impressions, clicks, spend)
-       select campaign_id, 1, 1, 99999999999999.999999 from rows`,
+       select campaign_id, 1, 1, 99999999999999.999999 from rows returning campaign_id id`,
       [uuidOf(tenant.id), uuidOf(huge)],
     )
-    const performanceBefore = await sql(
-      `select count(*)::int n, sum(spend)::text total from campaign_performance where date between '2093-07-01' and '2093-07-31'`,
-    )
+    const performanceBefore = await performanceOf('2093-07-01', '2093-07-31')
     const res = await post(`${ADS}/revenue-share/calculate`, { period, platform_fee_rate: '0.15' }, undefined, ADMIN)
     expect(res.status).toBe(202)
-    const job = await eventually(async () => {
-      const [j] = await sql<{ state: string; output: any }>('select state, output from pgboss.job where id = $1', [
-        res.json.job_id,
-      ])
-      return j && !['created', 'active'].includes(j.state) ? j : null
-    }, 60_000)
+    const job = await awaitJob(res.json.job_id)
     expect(job.state).toBe('completed')
-    expect(job.output.failures).toEqual([
-      { retailer_id: huge, reason: expect.stringContaining('is more than a revenue share holds') },
-    ])
-    const shares = await sql<{ retailer_id: string; gross: string; fee: string; share: string }>(
-      `select retailer_id, gross_revenue::text gross, platform_fee::text fee, retailer_share::text share
-       from revenue_shares where period_start = '2093-07-01'`,
-    )
+    expect(job.output.failures).toEqual([])
+    // 10,001 × 99999999999999.999999 = 1000099999999999999.989999 → 1000099999999999999.99 (half-even);
+    // fee × 0.15 = 150014999999999999.9985 → 150015000000000000.00; share = gross − fee.
     // 10.105 → 10.10 (half-even); fee 1.515 → 1.52; share 8.58
-    expect(shares).toEqual([{ retailer_id: uuidOf(fine), gross: '10.10', fee: '1.52', share: '8.58' }])
-    expect(
-      (await get(sharesPath(shop.id), shop.key)).json.data.map((s: { retailer_id: string }) => s.retailer_id),
-    ).toEqual([fine])
+    expect(await sharesOf('2093-07-01')).toEqual([
+      { retailer_id: uuidOf(fine), gross: '10.10', fee: '1.52', share: '8.58' },
+      {
+        retailer_id: uuidOf(huge),
+        gross: '1000099999999999999.99',
+        fee: '150015000000000000.00',
+        share: '850084999999999999.99',
+      },
+    ])
+    // the API answers the shares as decimal strings (its response schema takes them: no 500)
+    const listed = await get(`${sharesPath(shop.id)}?period_start=2093-07-01`, shop.key)
+    expect(listed.status).toBe(200)
+    const byRetailer = Object.fromEntries(
+      listed.json.data.map((s: Record<string, string>) => [
+        s.retailer_id,
+        [s.gross_revenue, s.platform_fee, s.retailer_share],
+      ]),
+    )
+    expect(byRetailer).toEqual({
+      [fine]: ['10.10', '1.52', '8.58'],
+      [huge]: ['1000099999999999999.99', '150015000000000000.00', '850084999999999999.99'],
+    })
+    // the reports of the tenant that holds the 10,001 campaigns answer too
+    const bulkId = toShortId(bulk[0]!.id)
+    const report = await get(summaryPath(bulkId), tenant.key)
+    expect(report.status, report.text).toBe(200)
+    expect(report.json.totals).toMatchObject({ impressions: 1, clicks: 1, spend: MAX })
+    const list = await get(listPath(tenant), tenant.key)
+    expect(list.status, list.text).toBe(200)
+    expect(list.json.campaigns).toHaveLength(10_002)
+    expect(list.json.campaigns.filter((c: { spend: string }) => c.spend === MAX)).toHaveLength(10_001)
     // the performance the shares are computed from is untouched
-    expect(
-      await sql(
-        `select count(*)::int n, sum(spend)::text total from campaign_performance where date between '2093-07-01' and '2093-07-31'`,
-      ),
-    ).toEqual(performanceBefore)
+    expect(await performanceOf('2093-07-01', '2093-07-31')).toEqual(performanceBefore)
   }, 90_000)
+
+  test("one retailer whose share cannot be written does not stop the others' shares, and the reason quotes no SQL", async () => {
+    const period = '2093-08'
+    const shop = await createOrganization()
+    const made = []
+    for (const name of ['Blocked', 'Open', 'Also open'])
+      made.push((await post(RETAILERS, { name: unique(name), is_canonical: true }, shop.key, ADMIN)).json.id as string)
+    const [blocked, open, alsoOpen] = made as [string, string, string]
+    const tenant = await createOrganization()
+    for (const [i, retailerId] of made.entries()) {
+      const campaign = (await createCampaign(tenant, retailerId)).id
+      expect((await post(rowsPath(campaign), [row('2093-08-10', `${i + 1}0.00`)], tenant.key)).status).toBe(200)
+    }
+    // The overflow this once was cannot happen any more: a trigger stands in for any failure of one
+    // retailer's write (here with overflow's own SQLSTATE), for this retailer only.
+    const fn = `money_test_refuse_${Date.now().toString(36)}`
+    await sql(`create function ${fn}() returns trigger language plpgsql as $$
+      begin
+        if new.retailer_id = '${uuidOf(blocked)}' then
+          raise exception 'refused by the test for %', new.retailer_id using errcode = 'numeric_value_out_of_range';
+        end if;
+        return new;
+      end $$`)
+    await sql(`create trigger ${fn} before insert or update on revenue_shares for each row execute function ${fn}()`)
+    try {
+      const performanceBefore = await performanceOf('2093-08-01', '2093-08-31')
+      const res = await post(`${ADS}/revenue-share/calculate`, { period, platform_fee_rate: '0.15' }, undefined, ADMIN)
+      expect(res.status).toBe(202)
+      const job = await awaitJob(res.json.job_id)
+      expect(job.state).toBe('completed')
+      // SQLSTATE only: a database message quotes the statement and its values
+      expect(job.output.failures).toEqual([
+        { retailer_id: blocked, reason: 'the share could not be written (database error 22003)' },
+      ])
+      expect(await sharesOf('2093-08-01')).toEqual([
+        { retailer_id: uuidOf(open), gross: '20.00', fee: '3.00', share: '17.00' },
+        { retailer_id: uuidOf(alsoOpen), gross: '30.00', fee: '4.50', share: '25.50' },
+      ])
+      expect(await performanceOf('2093-08-01', '2093-08-31')).toEqual(performanceBefore)
+    } finally {
+      await sql(`drop trigger ${fn} on revenue_shares`)
+      await sql(`drop function ${fn}()`)
+    }
+  }, 60_000)
 })

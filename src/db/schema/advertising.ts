@@ -141,9 +141,11 @@ export const revenueShares = pgTable(
       .references(() => retailers.id, { onDelete: 'cascade' }),
     periodStart: date({ mode: 'string' }).notNull(),
     periodEnd: date({ mode: 'string' }).notNull(),
-    grossRevenue: numeric({ precision: 20, scale: 2 }).notNull(),
-    platformFee: numeric({ precision: 20, scale: 2 }).notNull(),
-    retailerShare: numeric({ precision: 20, scale: 2 }).notNull(),
+    // Unbounded (migration 0021): a month sums every tenant's campaigns on the retailer, and their
+    // number has no limit. Written in cents (the calculation rounds half-even to 2 decimals).
+    grossRevenue: numeric().notNull(),
+    platformFee: numeric().notNull(),
+    retailerShare: numeric().notNull(),
     platformFeeRate: numeric({ precision: 5, scale: 4 }).notNull(),
     status: varchar({ length: 16 }).$type<ShareStatus>().notNull().default('CALCULATED'),
     metadata: metadata(),
