@@ -1,9 +1,8 @@
 import type { Readable } from 'node:stream'
-import { gunzipSync, constants as zlibConstants } from 'node:zlib'
 import type { RejectedPerformanceRow } from '../db/schema'
 import { invalidField } from '../shared/errors'
 import { parseId } from '../shared/ids'
-import { DEFAULT_INFLATE_LIMITS, gunzipBounded, type InflateLimits, isGzip } from '../shared/inflate'
+import { DEFAULT_INFLATE_LIMITS, gunzipBounded, gunzipHead, type InflateLimits, isGzip } from '../shared/inflate'
 import { csvRows, sampleOf, textRecords } from '../shared/text-records'
 import { isCalendarDate } from './campaigns'
 import type { PerformanceInput } from './performance'
@@ -26,14 +25,9 @@ export function decompressed(raw: Readable, first: Uint8Array): Readable {
   return isGzip(first) ? gunzipBounded(raw, LIMITS) : raw
 }
 
-/**
- * The start of the upload as text, read cheaply: a gzip stream's start decompresses on its own;
- * 4 KiB of it is tens of KiB of rows (and at most a few MiB of a bomb, which the job then refuses).
- */
+/** The start of the upload as text, read cheaply (a bomb's head is refused later by the job). */
 function head(bytes: Buffer): string {
-  const start = isGzip(bytes)
-    ? gunzipSync(bytes.subarray(0, 4096), { finishFlush: zlibConstants.Z_SYNC_FLUSH })
-    : bytes.subarray(0, 16_384)
+  const start = isGzip(bytes) ? gunzipHead(bytes) : bytes.subarray(0, 16_384)
   return start.toString('utf8').replace(/^\uFEFF/, '')
 }
 

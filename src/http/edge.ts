@@ -4,7 +4,7 @@ import { AppError, type FieldError } from '../shared/errors'
 import { isAdmin } from './auth'
 import { decodeComponent, MAX_DEPTH, nestsDeeper, unsafeComponent, unsafeValue } from './input-safety'
 import { type Route, RouteTable } from './route-table'
-import { UploadBody } from './upload'
+import { requestChunks, UploadBody } from './upload'
 import { pathOf } from './url'
 
 export const JSON_LIMIT = 1024 * 1024
@@ -92,34 +92,18 @@ export function checkHead(request: Request, url: string, path: string) {
 
 /** The JSON body's bytes, read incrementally: at most `limit` bytes (413) within BODY_TIMEOUT_MS (408). */
 async function readBytes(request: Request, limit: number): Promise<Buffer> {
-  const reader = request.body?.getReader()
-  if (!reader) return Buffer.alloc(0)
+  const late = () =>
+    new AppError('request_timeout', `the request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s`)
   const chunks: Uint8Array[] = []
-  let size = 0
-  const deadline = Date.now() + BODY_TIMEOUT_MS
-  let timer: ReturnType<typeof setTimeout> | undefined
-  try {
-    for (;;) {
-      const timeout = new Promise<'timeout'>((done) => {
-        timer = setTimeout(() => done('timeout'), Math.max(0, deadline - Date.now()))
-      })
-      const next = await Promise.race([reader.read(), timeout])
-      clearTimeout(timer)
-      if (next === 'timeout') {
-        void reader.cancel().catch(() => {})
-        throw new AppError('request_timeout', `the request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s`)
-      }
-      if (next.done) break
-      size += next.value.byteLength
-      if (size > limit) {
-        void reader.cancel().catch(() => {})
-        throw new AppError('payload_too_large', `the request body exceeds ${limit} bytes`)
-      }
-      chunks.push(next.value)
-    }
-  } finally {
-    clearTimeout(timer)
-  }
+  for await (const chunk of requestChunks(request, {
+    limit,
+    tooLarge: () => new AppError('payload_too_large', `the request body exceeds ${limit} bytes`),
+    timeoutMs: BODY_TIMEOUT_MS,
+    idleMs: BODY_TIMEOUT_MS,
+    late,
+    stalled: late,
+  }))
+    chunks.push(chunk)
   return Buffer.concat(chunks)
 }
 

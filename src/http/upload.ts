@@ -80,37 +80,42 @@ async function inSlot<T>(organizationId: string, work: () => Promise<T>): Promis
   }
 }
 
+/** How a request body may arrive: the errors it gets past its size, its total time or a pause. */
+export type BodyBounds = {
+  limit: number
+  tooLarge: () => AppError
+  /** the whole body must have arrived within this */
+  timeoutMs: number
+  /** and no pause between chunks may be longer than this */
+  idleMs: number
+  late: () => AppError
+  stalled: () => AppError
+}
+
 /**
- * The body's chunks as they arrive: 413 past `limit` bytes (at once when Content-Length says
- * so), 408 when the client pauses for BODY_IDLE_MS or has not finished by UPLOAD_TIMEOUT_SECONDS.
+ * A request body's chunks as they arrive, within `bounds` (413 past the limit, 408 when late or
+ * stalled); the rest of the body is cancelled when reading stops early. JSON bodies and uploads
+ * both read through here.
  */
-export async function* bodyChunks(body: UploadBody, limit: number, limitName: string): AsyncGenerator<Uint8Array> {
-  const declared = body.request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit, limitName)
-  const reader = body.request.body?.getReader()
+export async function* requestChunks(request: Request, bounds: BodyBounds): AsyncGenerator<Uint8Array> {
+  const reader = request.body?.getReader()
   if (!reader) return
-  const deadline = Date.now() + config.UPLOAD_TIMEOUT_SECONDS * 1000
+  const deadline = Date.now() + bounds.timeoutMs
   let size = 0
   let timer: ReturnType<typeof setTimeout> | undefined
   let finished = false
   try {
     for (;;) {
-      const wait = Math.min(BODY_IDLE_MS, deadline - Date.now())
+      const wait = Math.min(bounds.idleMs, deadline - Date.now())
       const timeout = new Promise<'timeout'>((done) => {
         timer = setTimeout(() => done('timeout'), Math.max(0, wait))
       })
       const next = await Promise.race([reader.read(), timeout])
       clearTimeout(timer)
-      if (next === 'timeout')
-        throw new AppError(
-          'request_timeout',
-          Date.now() >= deadline
-            ? `the upload did not arrive within ${config.UPLOAD_TIMEOUT_SECONDS} s (UPLOAD_TIMEOUT_SECONDS)`
-            : `the upload stalled: nothing arrived for ${BODY_IDLE_MS / 1000} s`,
-        )
+      if (next === 'timeout') throw Date.now() >= deadline ? bounds.late() : bounds.stalled()
       if (next.done) break
       size += next.value.byteLength
-      if (size > limit) throw tooLarge(limit, limitName)
+      if (size > bounds.limit) throw bounds.tooLarge()
       yield next.value
     }
     finished = true
@@ -118,6 +123,27 @@ export async function* bodyChunks(body: UploadBody, limit: number, limitName: st
     clearTimeout(timer)
     if (!finished) void reader.cancel().catch(() => {})
   }
+}
+
+/**
+ * An upload's chunks as they arrive: 413 past `limit` bytes (at once when Content-Length says
+ * so), 408 when the client pauses for BODY_IDLE_MS or has not finished by UPLOAD_TIMEOUT_SECONDS.
+ */
+export async function* bodyChunks(body: UploadBody, limit: number, limitName: string): AsyncGenerator<Uint8Array> {
+  const declared = body.request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit, limitName)
+  yield* requestChunks(body.request, {
+    limit,
+    tooLarge: () => tooLarge(limit, limitName),
+    timeoutMs: config.UPLOAD_TIMEOUT_SECONDS * 1000,
+    idleMs: BODY_IDLE_MS,
+    late: () =>
+      new AppError(
+        'request_timeout',
+        `the upload did not arrive within ${config.UPLOAD_TIMEOUT_SECONDS} s (UPLOAD_TIMEOUT_SECONDS)`,
+      ),
+    stalled: () => new AppError('request_timeout', `the upload stalled: nothing arrived for ${BODY_IDLE_MS / 1000} s`),
+  })
 }
 
 /** An upload received into a temporary file: its path, size and first bytes. */

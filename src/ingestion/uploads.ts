@@ -1,5 +1,4 @@
 import { open } from 'node:fs/promises'
-import { gunzipSync, constants as zlibConstants } from 'node:zlib'
 import { and, eq } from 'drizzle-orm'
 import type { FeedFormat, FeedSource } from '../../feeds'
 import { db } from '../db/client'
@@ -7,6 +6,7 @@ import { feedUploads } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { fileParts, type ReceivedUpload } from '../http/upload'
 import { invalidField } from '../shared/errors'
+import { gunzipHead, isGzip } from '../shared/inflate'
 
 /**
  * An uploaded feed lives in PostgreSQL (the api and worker processes share nothing else) as parts
@@ -35,16 +35,13 @@ export async function copyUpload(runId: string, dest: string): Promise<boolean> 
   }
 }
 
-const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b
-
 /** The format of an upload from its first bytes: gzip is looked into; "{" starts JSON. */
 export function uploadFormat(source: FeedSource, head: Buffer): FeedFormat {
   if (source === 'affiliate') return 'merchant_csv'
   let bytes = head
   if (isGzip(head))
     try {
-      // the start of a gzip stream decompresses on its own with a sync flush
-      bytes = gunzipSync(head.subarray(0, 4096), { finishFlush: zlibConstants.Z_SYNC_FLUSH })
+      bytes = gunzipHead(head)
     } catch {
       throw invalidField('body', 'is not valid gzip (its header does not open)')
     }

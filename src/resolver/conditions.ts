@@ -85,14 +85,15 @@ export class Interner {
 const upper = (s: string) => s.toUpperCase()
 const lower = (s: string) => s.toLowerCase()
 
-const PRINTABLE_ASCII = /^[\x21-\x7e]*$/
+/** Printable ASCII: what a Location or Link header carries as it is. */
+export const HEADER_SAFE = /^[\x21-\x7e]*$/
 const utf8 = new TextEncoder()
 
 /** Every character outside printable ASCII as percent-encoded UTF-8 (a lone surrogate as U+FFFD's). */
 function percentEncode(text: string): string {
   let out = ''
   for (const char of text) {
-    if (PRINTABLE_ASCII.test(char)) out += char
+    if (HEADER_SAFE.test(char)) out += char
     else for (const byte of utf8.encode(char)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
   }
   return out
@@ -104,10 +105,10 @@ function percentEncode(text: string): string {
  * product fail. WHATWG URL's serialisation, or each unsafe character percent-encoded.
  */
 export function headerSafeUrl(url: string): string {
-  if (PRINTABLE_ASCII.test(url)) return url
+  if (HEADER_SAFE.test(url)) return url
   try {
     const href = new URL(url).href
-    if (PRINTABLE_ASCII.test(href)) return href
+    if (HEADER_SAFE.test(href)) return href
   } catch {}
   return percentEncode(url)
 }
@@ -135,9 +136,7 @@ export function compileRule(row: RuleRow, shared = new Interner()): CompiledRule
     regions: shared.set(row.locationRegions, upper),
     cities: shared.set(row.locationCities, lower),
     href: headerSafeUrl(row.customUrl),
-    anchor: shared.string(
-      PRINTABLE_ASCII.test(row.sectionAnchor) ? row.sectionAnchor : percentEncode(row.sectionAnchor),
-    ),
+    anchor: shared.string(HEADER_SAFE.test(row.sectionAnchor) ? row.sectionAnchor : percentEncode(row.sectionAnchor)),
     title: shared.string(row.title),
     mediaType: shared.string(row.mediaType),
     hreflang: shared.list(row.hreflang),

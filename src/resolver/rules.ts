@@ -11,6 +11,7 @@ import { invalidField, notFound } from '../shared/errors'
 import { parseId, toShortId } from '../shared/ids'
 import { mergeMetadata } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
+import { HEADER_SAFE } from './conditions'
 import { isSubdivision, isTimeZone, linkTypeProblem, parseMmdd, parseTimeOfDay } from './formats'
 import type { RuleInput } from './schemas'
 
@@ -136,8 +137,6 @@ function merge(base: RuleValues, input: RuleInput): RuleValues {
 }
 
 const MAX_URL = 2048
-/** Printable ASCII: what a Location header carries as it is. */
-const HEADER_SAFE = /^[\x21-\x7e]*$/
 
 /**
  * 422 unless an absolute http(s) URL. The URL is stored as written when it is printable ASCII;

@@ -1,5 +1,5 @@
 import { type Readable, Transform, type TransformCallback } from 'node:stream'
-import { createGunzip } from 'node:zlib'
+import { createGunzip, gunzipSync, constants as zlibConstants } from 'node:zlib'
 import { InputLimitError } from './text-records'
 
 const MiB = 1024 * 1024
@@ -17,6 +17,15 @@ export type InflateLimits = {
 export const DEFAULT_INFLATE_LIMITS: InflateLimits = { maxRatio: 100, ratioAfter: 4 * MiB }
 
 export const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b
+
+/**
+ * The decompressed start of a gzip file, to tell its format or read its header: the start of a
+ * gzip stream decompresses on its own with a sync flush. Only the first `compressed` bytes are
+ * read, so a bomb's head inflates to a few MiB at most (4 KiB of text is tens of KiB of rows).
+ * Throws when the gzip header does not open.
+ */
+export const gunzipHead = (bytes: Uint8Array, compressed = 4096): Buffer =>
+  gunzipSync(bytes.subarray(0, compressed), { finishFlush: zlibConstants.Z_SYNC_FLUSH })
 
 /**
  * Counts what gunzip gives against what it was given and stops the stream past a limit. Real text

@@ -18,7 +18,8 @@ import { dataSource, products } from './catalog'
 import { at, bytea, created, id } from './columns'
 import { retailers } from './retailers'
 
-const NIL_UUID = '00000000-0000-0000-0000-000000000000'
+/** The scope of feed records that are not a retailer's; the runner of the platform's. */
+export const NIL_SCOPE = '00000000-0000-0000-0000-000000000000'
 
 export const FEED_SOURCES = ['off', 'usda', 'affiliate'] as const
 export const FEED_FORMATS = ['off_jsonl', 'off_csv', 'usda_csv', 'usda_json', 'merchant_csv'] as const
@@ -112,7 +113,7 @@ export const feedRecords = pgTable(
     scope: uuid().notNull(),
     /** the GTIN-14, or a merchant's item id in an affiliate feed (one GTIN may have several items) */
     key: varchar({ length: 255 }).notNull(),
-    contributorId: uuid().notNull().default(NIL_UUID),
+    contributorId: uuid().notNull().default(NIL_SCOPE),
     gtin: char({ length: 14 }).notNull(),
     productId: uuid()
       .notNull()
@@ -159,6 +160,3 @@ export const offers = pgTable(
     index('offers_product_idx').on(table.productId, table.retailerId),
   ],
 )
-
-/** The scope of feed records that are not a retailer's; the runner of the platform's. */
-export const NIL_SCOPE = NIL_UUID
