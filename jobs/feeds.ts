@@ -12,18 +12,33 @@ import { type Binding, failingOnLastAttempt } from './binding'
 
 const failRunOf = (job: Job<{ runId: string }>) => (reason: string) => failRun(db, job.data.runId, reason)
 
+/**
+ * Fair per runner (an organization, or the platform: the jobs' group): a runner's files are read
+ * one at a time across all processes, so its queued runs wait for each other, not the other
+ * runners'; each process reads up to FEED_IMPORT_CONCURRENCY files (of as many runners) at once.
+ */
 export const feedsImport: Binding = {
   queue: importQueue,
-  work: { pollingIntervalSeconds: 1 },
+  work: { pollingIntervalSeconds: 1, localConcurrency: config.FEED_IMPORT_CONCURRENCY, groupConcurrency: 1 },
   handle: async (jobs: Job<{ runId: string }>[]) => {
     for (const job of jobs)
       await failingOnLastAttempt(job, importQueue, failRunOf(job), 'reading the file', () => splitRun(job.data.runId))
   },
 }
 
+/**
+ * Chunks of one runner written at once across all processes: by default one slot of each process
+ * is left for the others (and a newer run's early chunks go first: saveChunk's priority).
+ */
+const chunksPerRunner = config.FEED_CHUNKS_PER_ORGANIZATION ?? Math.max(1, config.FEED_CHUNK_CONCURRENCY - 1)
+
 export const feedsChunk: Binding = {
   queue: chunkQueue,
-  work: { pollingIntervalSeconds: 1, localConcurrency: config.FEED_CHUNK_CONCURRENCY },
+  work: {
+    pollingIntervalSeconds: 1,
+    localConcurrency: config.FEED_CHUNK_CONCURRENCY,
+    groupConcurrency: chunksPerRunner,
+  },
   handle: async (jobs: Job<{ runId: string; chunk: number }>[]) => {
     for (const job of jobs)
       await failingOnLastAttempt(job, chunkQueue, failRunOf(job), `chunk ${job.data.chunk}`, () =>

@@ -114,6 +114,19 @@ const Env = t.Object({
   FEED_CHUNK_ROWS: t.Integer({ minimum: 10, maximum: 20_000, default: 1000 }),
   /** Chunk jobs one worker process runs at once. */
   FEED_CHUNK_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: 2 }),
+  /**
+   * Chunk jobs of one runner (an organization, or the platform) written at once across all worker
+   * processes, so one tenant's runs cannot take every chunk slot (default: FEED_CHUNK_CONCURRENCY
+   * less one, at least 1).
+   */
+  FEED_CHUNKS_PER_ORGANIZATION: t.Optional(t.Integer({ minimum: 1, maximum: 1000 })),
+  /** Feed files one worker process reads (splits into chunks) at once; one runner reads one at a time. */
+  FEED_IMPORT_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: 2 }),
+  /**
+   * Feed runs one organization may have queued or running (429 for the next, before its body is
+   * read); the platform's runs (admin token, CLI, schedules) are not counted.
+   */
+  FEED_RUNS_PER_ORGANIZATION: t.Integer({ minimum: 1, maximum: 1000, default: 4 }),
   /** Aggregate confidence a non-owner value needs before it becomes a product's canonical value. */
   PROMOTION_THRESHOLD: t.Number({ minimum: 0, maximum: 1, default: 0.6 }),
   /** Performance rows written per transaction by an import (its progress moves chunk by chunk). */

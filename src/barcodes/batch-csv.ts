@@ -1,6 +1,6 @@
 import type { BatchItem } from '../db/schema'
 import { textProblem } from '../http/input-safety'
-import { bodyChunks, UPLOAD_LIMIT, type UploadBody } from '../http/upload'
+import { bodyChunks, inSlot, UPLOAD_LIMIT, type UploadBody } from '../http/upload'
 import { invalidField } from '../shared/errors'
 import { csvRows } from '../shared/text-records'
 import { MAX_BATCH_ITEMS } from './batch-schemas'
@@ -8,9 +8,13 @@ import { MAX_BATCH_ITEMS } from './batch-schemas'
 /**
  * Items of a CSV upload (header row with `gtin` and optional `label`; rows counted from 1), read
  * as the body streams in: at most 20 MiB, and reading stops at the first row past MAX_BATCH_ITEMS,
- * so an oversized file costs no more than the rows a batch may have.
+ * so an oversized file costs no more than the rows a batch may have. The body is read in one of
+ * `organizationId`'s upload slots (UPLOAD_CONCURRENCY), as every upload is.
  */
-export async function readBatchCsv(body: UploadBody): Promise<BatchItem[]> {
+export const readBatchCsv = (body: UploadBody, organizationId: string): Promise<BatchItem[]> =>
+  inSlot(organizationId, () => readItems(body))
+
+async function readItems(body: UploadBody): Promise<BatchItem[]> {
   let fields: string[] | null = null
   const items: BatchItem[] = []
   const rows = csvRows(bodyChunks(body, UPLOAD_LIMIT, 'the limit of batch uploads'), {

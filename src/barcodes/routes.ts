@@ -48,7 +48,7 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
           ])
         const { output, template, ...options } = query
         // read as it streams in, bounded in bytes and rows (never walked by the framework)
-        const items = await readBatchCsv(body)
+        const items = await readBatchCsv(body, apiKey.organizationId)
         return status(
           202,
           await transaction((tx) =>

@@ -5,6 +5,7 @@ import { Kind, TypeRegistry } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { config } from '../config'
 import { AppError } from '../shared/errors'
+import { rateLimitHeaders } from './rate-limit'
 
 /** The byte limit of the uploads that have no setting of their own (performance imports, barcode CSVs). */
 export const UPLOAD_LIMIT = 20 * 1024 * 1024
@@ -14,6 +15,8 @@ export const largestUpload = () => Math.max(config.FEED_UPLOAD_MAX_MB * 1024 * 1
 export const BODY_IDLE_MS = 10_000
 /** Uploads one organization may be sending to this process at once. */
 const PER_ORGANIZATION = 2
+/** Seconds a refused upload is told to wait (an upload in progress usually ends within them). */
+const RETRY_SECONDS = 10
 /** The start of an upload, kept in memory to tell its format and check its header. */
 const HEAD_BYTES = 64 * 1024
 /** Rows of an upload stored in PostgreSQL (api and worker processes share nothing else). */
@@ -48,25 +51,27 @@ const receivingBy = new Map<string, number>()
 /**
  * Holds one of the process's upload slots for `organizationId` while `work` runs: at most
  * UPLOAD_CONCURRENCY uploads at once (503 past it) and two of one organization (429), so one tenant
- * cannot take every slot, temporary disk space or connection for itself.
+ * cannot take every slot, temporary disk space or connection for itself. Every route that reads an
+ * upload body (feeds, performance imports, barcode CSVs) reads it inside a slot.
  */
-async function inSlot<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
+export async function inSlot<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
   const mine = receivingBy.get(organizationId) ?? 0
   if (mine >= PER_ORGANIZATION)
     throw new AppError(
       'rate_limited',
       `your organization is already sending ${PER_ORGANIZATION} uploads; send the next when one has finished`,
       undefined,
-      { 'retry-after': '10' },
+      {
+        'retry-after': String(RETRY_SECONDS),
+        ...rateLimitHeaders({ limit: PER_ORGANIZATION, remaining: 0, resetSeconds: RETRY_SECONDS }),
+      },
     )
   if (receiving >= config.UPLOAD_CONCURRENCY)
     throw new AppError(
       'service_unavailable',
       'the service is receiving as many uploads as it takes at once',
       undefined,
-      {
-        'retry-after': '10',
-      },
+      { 'retry-after': String(RETRY_SECONDS) },
     )
   receiving++
   receivingBy.set(organizationId, mine + 1)
@@ -171,11 +176,13 @@ export async function sweepUploads(now = Date.now()) {
 /**
  * Streams an upload to a temporary file under DATA_DIR/uploads (never into memory), hands it to
  * `use` (which stores it: the file is removed when `use` ends, whatever happens), and holds an
- * upload slot meanwhile. Nothing is stored when the body breaks a limit.
+ * upload slot meanwhile. Nothing is stored when the body breaks a limit. `checkHead` sees the
+ * first HEAD_BYTES (or the whole body, if shorter) as soon as they are in: when it throws, the
+ * rest of the body is not read.
  */
 export async function withUpload<T>(
   body: UploadBody,
-  opts: { organizationId: string; limit: number; limitName: string },
+  opts: { organizationId: string; limit: number; limitName: string; checkHead?: (head: Buffer) => void },
   use: (upload: ReceivedUpload) => Promise<T>,
 ): Promise<T> {
   return inSlot(opts.organizationId, async () => {
@@ -185,15 +192,21 @@ export async function withUpload<T>(
     try {
       const head: Buffer[] = []
       let size = 0
+      let checked = !opts.checkHead
       try {
         for await (const chunk of bodyChunks(body, opts.limit, opts.limitName)) {
           if (size < HEAD_BYTES) head.push(Buffer.from(chunk.subarray(0, HEAD_BYTES - size)))
           size += chunk.byteLength
+          if (!checked && size >= HEAD_BYTES) {
+            checked = true
+            opts.checkHead!(Buffer.concat(head))
+          }
           await file.write(chunk)
         }
       } finally {
         await file.close()
       }
+      if (!checked && size > 0) opts.checkHead!(Buffer.concat(head))
       return await use({ path, size, head: Buffer.concat(head), contentType: body.contentType })
     } finally {
       await rm(path, { force: true })

@@ -9,7 +9,7 @@ import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, reta
 import type { Tx } from '../db/tx'
 import { upsertOffers } from './offers'
 import { chunkQueue } from './queues'
-import { finishIfComplete, statementOf } from './runs'
+import { finishIfComplete, runnerGroup, statementOf } from './runs'
 
 /** A rejected row's text as jsonb can hold it: NUL and lone surrogates become U+FFFD. */
 const storable = (text: string) => text.replaceAll('\0', '\uFFFD').toWellFormed()
@@ -20,8 +20,19 @@ const SAMPLE_PER_CHUNK = 20
  * Stores one chunk of a run's rows and sends its job, once: a chunk already stored (the splitter
  * was restarted) is left as it is. Rejected rows are counted and sampled here; the records wait in
  * the chunk's payload for the chunk job.
+ *
+ * The job is fair to other runs: it is in its runner's group (at most FEED_CHUNKS_PER_ORGANIZATION
+ * of a group are written at once), and its priority falls with its number, so the workers take
+ * every run's chunk n before any run's chunk n+1: a run that starts behind a long one has its
+ * first chunks written next, not after the long run's thousands.
  */
-export async function saveChunk(runId: string, chunk: number, rows: FeedRow[], bytesRead: number) {
+export async function saveChunk(
+  run: { id: string; contributorId: string | null },
+  chunk: number,
+  rows: FeedRow[],
+  bytesRead: number,
+) {
+  const runId = run.id
   const records = rows.flatMap((r) => ('record' in r ? [r.record] : []))
   const rejected = rows.flatMap((r) =>
     'rejected' in r ? [{ line: r.line, reason: storable(r.rejected), input: storable(r.input) }] : [],
@@ -39,7 +50,12 @@ export async function saveChunk(runId: string, chunk: number, rows: FeedRow[], b
       })
       .onConflictDoNothing()
       .returning({ chunk: feedRunChunks.chunk })
-    if (stored.length) await chunkQueue.send(tx, { runId, chunk }, { singletonKey: `${runId}:${chunk}` })
+    if (stored.length)
+      await chunkQueue.send(
+        tx,
+        { runId, chunk },
+        { singletonKey: `${runId}:${chunk}`, group: runnerGroup(run), priority: -chunk },
+      )
     await tx.update(feedRuns).set({ bytesRead }).where(eq(feedRuns.id, runId))
   })
 }

@@ -10,8 +10,9 @@ import { Upload, UploadBody, withUpload } from '../http/upload'
 import { invalidField } from '../shared/errors'
 import { Page } from '../shared/pagination'
 import { listOffers } from './offers'
-import { createRun, feedPath, getRun, listRuns } from './runs'
+import { checkRetailer, checkRunOptions, checkRunQuota, createRun, feedPath, getRun, listRuns } from './runs'
 import { Offer, OfferQuery, Run, RunCreate, RunParams, RunQuery, RunUploadQuery } from './schemas'
+import { uploadFormat } from './uploads'
 
 const tags = ['Feeds']
 
@@ -55,20 +56,30 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
           ),
         )
       }
-      if (!query.source)
-        throw invalidField('source', 'an upload names its source in the query (?source=off|usda|affiliate)')
-      // streamed to a temporary file (never held, never walked), stored, then answered: the job reads it
+      const source = query.source
+      if (!source) throw invalidField('source', 'an upload names its source in the query (?source=off|usda|affiliate)')
+      // everything that can be refused without the file is refused before a byte of it is read:
+      // the options, the organization's quota of runs, the retailer
+      checkRunOptions({ source, format: query.format, retailerId: query.retailer_id }, 'upload')
+      if (organizationId) await checkRunQuota(db, organizationId)
+      if (query.retailer_id) await checkRetailer(db, organizationId, query.retailer_id)
+      // streamed to a temporary file (never held, never walked), stored, then answered: the job
+      // reads it. A format that cannot be uploaded (the USDA CSV folder) is refused from its head.
       const limit = { limit: config.FEED_UPLOAD_MAX_MB * 1024 * 1024, limitName: 'FEED_UPLOAD_MAX_MB' }
-      const run = await withUpload(body, { organizationId: organizationId ?? 'platform', ...limit }, (file) =>
-        transaction((tx) =>
-          createRun(tx, organizationId, {
-            source: query.source!,
-            format: query.format,
-            upload: { name: query.file_name ?? 'upload', file },
-            retailerId: query.retailer_id,
-            full: query.full === 'true',
-          }),
-        ),
+      const checkHead = query.format ? undefined : (head: Buffer) => void uploadFormat(source, head)
+      const run = await withUpload(
+        body,
+        { organizationId: organizationId ?? 'platform', ...limit, checkHead },
+        (file) =>
+          transaction((tx) =>
+            createRun(tx, organizationId, {
+              source,
+              format: query.format,
+              upload: { name: query.file_name ?? 'upload', file },
+              retailerId: query.retailer_id,
+              full: query.full === 'true',
+            }),
+          ),
       )
       return status(202, run)
     },
@@ -81,7 +92,7 @@ export const feedRoutes = new Elysia({ name: 'feeds', prefix: '/feeds/api/v1/run
         tags,
         summary: 'Start a feed import',
         description:
-          "Either JSON naming a server file (`path`, inside the feed folder FEED_DIR) or the file itself as the body (Content-Type text/csv, text/tab-separated-values, application/x-ndjson, application/gzip or application/octet-stream; up to FEED_UPLOAD_MAX_MB, default 512 MiB, else 413 with nothing stored) with `source` and the other options as query parameters. Sources: `off` (Open Food Facts JSONL dump or tab-separated CSV export), `usda` (FoodData Central Branded Foods: the CSV folder, server path only, or the JSON download), `affiliate` (a Google Merchant style CSV/TSV of the retailer `retailer_id`, which must be your organization's; `mapping` renames columns). Gzip is detected from the content. The run is a pg-boss job that cuts the file into chunks of FEED_CHUNK_ROWS rows, each its own job (written once, even when retried); poll the run for progress and counts. Who runs it decides its authority (`authority` on the run): with the X-Admin-Token header the platform runs it and its values become candidates of the source (weights: gtin1_authoritative 0.95 > usda_fdc 0.8 > open_food_facts 0.7 > affiliate_feed 0.6); with a manager key it is your organization's statement, whatever the source: its values are recorded as crowd_sourced candidates (0.4) with your organization as contributor, so one organization alone never changes a field (agreement with another organization or a platform source does), a run replaces only your organization's own earlier statement of a product, and it decides no field of a product another organization has claimed. The products are promoted at once; a brand owner's claimed value is never overwritten. A row whose content is unchanged since the same runner's last import of the source is skipped. Manager keys or the admin token.",
+          "Either JSON naming a server file (`path`, inside the feed folder FEED_DIR) or the file itself as the body (Content-Type text/csv, text/tab-separated-values, application/x-ndjson, application/gzip or application/octet-stream; up to FEED_UPLOAD_MAX_MB, default 512 MiB, else 413 with nothing stored) with `source` and the other options as query parameters. Sources: `off` (Open Food Facts JSONL dump or tab-separated CSV export), `usda` (FoodData Central Branded Foods: the CSV folder, server path only, or the JSON download), `affiliate` (a Google Merchant style CSV/TSV of the retailer `retailer_id`, which must be your organization's; `mapping` renames columns). Gzip is detected from the content. The run is a pg-boss job that cuts the file into chunks of FEED_CHUNK_ROWS rows, each its own job (written once, even when retried); poll the run for progress and counts. Who runs it decides its authority (`authority` on the run): with the X-Admin-Token header the platform runs it and its values become candidates of the source (weights: gtin1_authoritative 0.95 > usda_fdc 0.8 > open_food_facts 0.7 > affiliate_feed 0.6); with a manager key it is your organization's statement, whatever the source: its values are recorded as crowd_sourced candidates (0.4) with your organization as contributor, so one organization alone never changes a field (agreement with another organization or a platform source does), a run replaces only your organization's own earlier statement of a product, and it decides no field of a product another organization has claimed. The products are promoted at once; a brand owner's claimed value is never overwritten. A row whose content is unchanged since the same runner's last import of the source is skipped. An organization may have FEED_RUNS_PER_ORGANIZATION runs (default 4) queued or running: the next is 429 `rate_limited` with Retry-After and RateLimit-Limit/-Remaining/-Reset, answered before the body is read (the admin token's runs are not counted); query options that contradict each other, a format the source is not read in, and an unknown or foreign `retailer_id` are refused before the body is read too. The workers are shared fairly: one organization's files are read one at a time and its chunks take at most FEED_CHUNKS_PER_ORGANIZATION slots, and every run's early chunks are written before any run's later ones. Manager keys or the admin token.",
       },
     },
   )

@@ -1,14 +1,15 @@
 import { open, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { and, desc, eq, isNull, lt, ne, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, isNull, lt, ne, sql } from 'drizzle-orm'
 import { DATA_SOURCE_OF, detectFormat, type FeedFormat, type FeedSource } from '../../feeds'
 import type { ColumnMapping } from '../../feeds/affiliate'
 import { config } from '../config'
 import { db } from '../db/client'
 import { feedRecords, feedRunChunks, feedRuns, feedUploads, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
+import { rateLimitHeaders } from '../http/rate-limit'
 import type { ReceivedUpload } from '../http/upload'
-import { invalidField, notFound } from '../shared/errors'
+import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type PageQuery, paginate } from '../shared/pagination'
 import { importQueue } from './queues'
@@ -78,31 +79,96 @@ export type RunInput = {
   platform?: boolean
 }
 
+/** The formats each source is read in. */
+const FORMATS_OF: Record<FeedSource, readonly FeedFormat[]> = {
+  off: ['off_jsonl', 'off_csv'],
+  usda: ['usda_json', 'usda_csv'],
+  affiliate: ['merchant_csv'],
+}
+
 /**
- * Records a run and queues its `feeds.import` job in one transaction. Who runs it decides its
- * authority: with an organization (its key), the run is that organization's statement; with none
- * (the admin token, the CLI), or `platform` (a schedule), the platform's, carrying the source's
- * weight. An affiliate run needs a retailer of the run's organization (any retailer without one).
+ * Refuses options that contradict each other (422). Cheap and without the file: the API checks
+ * them before it reads an upload's body, and createRun again.
  */
-export async function createRun(ex: Executor, organizationId: string | null, input: RunInput) {
-  const contributorId = input.platform ? null : organizationId
+export function checkRunOptions(
+  input: Pick<RunInput, 'source' | 'format' | 'retailerId' | 'mapping'>,
+  kind: 'path' | 'upload',
+) {
   if (input.source === 'affiliate' && !input.retailerId)
     throw invalidField('retailer_id', 'an affiliate feed needs the retailer whose offers it lists')
   if (input.source !== 'affiliate' && input.retailerId)
     throw invalidField('retailer_id', 'only affiliate feeds belong to a retailer')
   if (input.mapping && input.source !== 'affiliate')
     throw invalidField('mapping', 'only affiliate feeds take a mapping')
+  if (input.format && !FORMATS_OF[input.source].includes(input.format))
+    throw invalidField('format', `the ${input.source} source is read as ${FORMATS_OF[input.source].join(' or ')}`)
+  if (input.format === 'usda_csv' && kind === 'upload')
+    throw invalidField('format', 'the USDA CSV download is a folder of files: import it from a server path')
+}
+
+/** The retailer of an affiliate run: one of the run's organization (any, for the platform), else 404. */
+export async function checkRetailer(ex: Executor, organizationId: string | null, retailerId: string) {
+  const [retailer] = await ex
+    .select({ organizationId: retailers.organizationId })
+    .from(retailers)
+    .where(eq(retailers.id, retailerId))
+  if (!retailer || (organizationId !== null && retailer.organizationId !== organizationId)) throw notFound('retailer')
+}
+
+/** Seconds a refused run is told to wait: about a small run's time in the queue. */
+const RUN_RETRY_SECONDS = 30
+
+/**
+ * At most FEED_RUNS_PER_ORGANIZATION runs of one organization queued or running (429 with
+ * Retry-After and RateLimit-* past it), so one tenant cannot fill the feed queues with uploads.
+ * The platform's runs are not counted. The API asks before it reads a body; createRun asks again
+ * under the organization's lock, so concurrent requests cannot both take the last place.
+ */
+export async function checkRunQuota(ex: Executor, organizationId: string) {
+  const [open] = await ex
+    .select({ n: sql<number>`count(*)::int` })
+    .from(feedRuns)
+    .where(
+      and(
+        eq(feedRuns.organizationId, organizationId),
+        eq(feedRuns.contributorId, organizationId),
+        inArray(feedRuns.status, ['queued', 'running']),
+      ),
+    )
+  const limit = config.FEED_RUNS_PER_ORGANIZATION
+  if (open!.n >= limit)
+    throw new AppError(
+      'rate_limited',
+      `your organization has ${limit} feed runs queued or running (FEED_RUNS_PER_ORGANIZATION); start the next when one has finished`,
+      undefined,
+      {
+        'retry-after': String(RUN_RETRY_SECONDS),
+        ...rateLimitHeaders({ limit, remaining: 0, resetSeconds: RUN_RETRY_SECONDS }),
+      },
+    )
+}
+
+/** The pg-boss group of a run's jobs: its runner, so the feed workers share out per organization. */
+export const runnerGroup = (run: { contributorId: string | null }) => ({ id: run.contributorId ?? 'platform' })
+
+/**
+ * Records a run and queues its `feeds.import` job in one transaction. Who runs it decides its
+ * authority: with an organization (its key), the run is that organization's statement; with none
+ * (the admin token, the CLI), or `platform` (a schedule), the platform's, carrying the source's
+ * weight. An affiliate run needs a retailer of the run's organization (any retailer without one).
+ * An organization's run counts against FEED_RUNS_PER_ORGANIZATION (checkRunQuota).
+ */
+export async function createRun(ex: Executor, organizationId: string | null, input: RunInput) {
+  const contributorId = input.platform ? null : organizationId
+  checkRunOptions(input, input.upload ? 'upload' : 'path')
   if (!input.path && !input.upload) throw invalidField('path', 'name a server file or upload one')
   if (input.upload?.file.size === 0) throw invalidField('body', 'the uploaded file is empty')
   return inTransaction(ex, async (tx) => {
-    if (input.retailerId) {
-      const [retailer] = await tx
-        .select({ organizationId: retailers.organizationId })
-        .from(retailers)
-        .where(eq(retailers.id, input.retailerId))
-      if (!retailer || (organizationId !== null && retailer.organizationId !== organizationId))
-        throw notFound('retailer')
+    if (contributorId) {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`feed-runs:${contributorId}`}))`)
+      await checkRunQuota(tx, contributorId)
     }
+    if (input.retailerId) await checkRetailer(tx, organizationId, input.retailerId)
     let format = input.format
     if (!format && input.path) format = await detectFormat(input.source, input.path)
     if (!format && input.upload) format = uploadFormat(input.source, input.upload.file.head)
@@ -121,7 +187,7 @@ export async function createRun(ex: Executor, organizationId: string | null, inp
       })
       .returning()
     if (input.upload) await storeUpload(tx, run!.id, input.upload.file)
-    await importQueue.send(tx, { runId: run!.id }, { singletonKey: run!.id })
+    await importQueue.send(tx, { runId: run!.id }, { singletonKey: run!.id, group: runnerGroup(run!) })
     return runResource(run!, [])
   })
 }

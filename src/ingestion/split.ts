@@ -94,7 +94,7 @@ export async function splitRun(runId: string) {
     let buffer: FeedRow[] = []
     const flush = async () => {
       chunk++
-      if (chunk > stored!.last) await saveChunk(runId, chunk, buffer, bytes)
+      if (chunk > stored!.last) await saveChunk(run, chunk, buffer, bytes)
       buffer = []
     }
     for (;;) {
