@@ -10,8 +10,9 @@ import { findProduct, toProductResource } from './resource'
  * Claim verification (spec: states and transitions). A create or claim records the claim as
  * `unverified`; verification signals then upgrade it, each as a `catalog.verify` job sent with the
  * claim. Today's signal: the GTIN lies under one of the organization's GS1 company prefixes, which
- * moves `unverified` to `prefix_matched` (with `product.updated`). Other states (`verified`,
- * `disputed`, `rejected`) are for signals and reviews still to come.
+ * moves `unverified` to `prefix_matched` (with `product.updated`). `disputed` is set when another
+ * organization registers the GTIN's company prefix (src/catalog/prefixes.ts); `verified` and
+ * `rejected` are for signals and reviews still to come.
  */
 export async function sendVerificationSignals(
   tx: Tx,
