@@ -129,7 +129,7 @@ const settleSuccesses = new DataLoader<Success, true>(
 
 async function recordSuccess({ deliveryId, token, attempt, endpoint, result, at }: Outcome) {
   await settleSuccesses.load({ deliveryId, token, attempt, status: result.status!, latencyMs: result.latencyMs, at })
-  await closeCircuit(endpoint)
+  await closeCircuit(endpoint.id)
 }
 
 const succeeded = (result: PostResult) => result.status !== null && result.status >= 200 && result.status < 300

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, gt, isNotNull, or, sql } from 'drizzle-orm'
 import { config } from '../config'
 import { db } from '../db/client'
 import { webhookEndpoints } from '../db/schema'
@@ -25,13 +25,25 @@ export function circuitState(row: CircuitColumns, now = new Date()): CircuitStat
   return row.circuitOpenUntil && row.circuitOpenUntil > now ? 'open' : 'half_open'
 }
 
-/** After a successful attempt: the run of failures ends and the circuit closes. */
-export async function closeCircuit(endpoint: CircuitColumns & { id: string; failingSince: Date | null }) {
-  if (!endpoint.failingSince && endpoint.consecutiveFailures === 0 && !endpoint.circuitOpenUntil) return
+/**
+ * After a successful attempt: the run of failures ends and the circuit closes. Decided by the row
+ * as it is now, not as it was when the attempt started: other attempts may have failed and opened
+ * the circuit meanwhile. The guard keeps a healthy endpoint's successes from writing its row.
+ */
+export async function closeCircuit(endpointId: string) {
   await db
     .update(webhookEndpoints)
     .set({ failingSince: null, consecutiveFailures: 0, circuitOpenUntil: null })
-    .where(eq(webhookEndpoints.id, endpoint.id))
+    .where(
+      and(
+        eq(webhookEndpoints.id, endpointId),
+        or(
+          gt(webhookEndpoints.consecutiveFailures, 0),
+          isNotNull(webhookEndpoints.circuitOpenUntil),
+          isNotNull(webhookEndpoints.failingSince),
+        ),
+      ),
+    )
 }
 
 /**

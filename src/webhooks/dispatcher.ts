@@ -100,7 +100,9 @@ export function claimDeliveries(limit: number, shares: Shares): Promise<Claim[]>
           where d.endpoint_id = f.id and d.job_token is not null and d.next_attempt_at <= now()
             and (d.lease_until is null or d.lease_until <= now())
           order by d.next_attempt_at
-          limit f.free
+          -- free is negative when a circuit opened over attempts already in flight; a negative
+          -- LIMIT is an error, and only the planner's choice keeps the filter below from running first
+          limit greatest(f.free, 0)
         ) c
         where f.free > 0
       ),
