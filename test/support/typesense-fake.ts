@@ -4,27 +4,13 @@
 // shapes, and keeps documents in memory with a small, literal search: enough to test what our client
 // sends and how we map answers.
 
+import { ApiError, type Doc, fail, parseFilter, type Schema } from './typesense-fake-filter'
 import { fakeKeyStore } from './typesense-fake-keys'
 
-type Field = { name: string; type: string; optional?: boolean; index?: boolean; facet?: boolean; infix?: boolean }
-type Schema = { name: string; fields: Field[] }
-type Doc = Record<string, unknown> & { id: string }
 export type Recorded = { method: string; path: string; query: Record<string, string>; body: unknown }
 
 const TYPES = new Set(['string', 'string[]', 'int32', 'int64', 'float', 'bool', 'bool[]', 'int32[]', 'object', 'auto'])
 const IMPORT_ACTIONS = new Set(['create', 'upsert', 'update', 'emplace'])
-
-class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
-}
-const fail = (status: number, message: string): never => {
-  throw new ApiError(status, message)
-}
 
 const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()
 const tokens = (s: string) =>
@@ -52,94 +38,6 @@ function distance(a: string, b: string): number {
         d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
     }
   return d[a.length]![b.length]!
-}
-
-// ---- filter_by: `field:=value`, `field:=[a,b]`, `field:!=[a,b]`, `&&`, `||`, parentheses
-
-type Filter = (doc: Doc) => boolean
-function parseFilter(text: string, schema: Schema): Filter {
-  let i = 0
-  const ws = () => {
-    while (text[i] === ' ') i++
-  }
-  const value = (): string => {
-    ws()
-    if (text[i] === '`') {
-      const end = text.indexOf('`', i + 1)
-      if (end < 0) fail(400, 'Could not parse the filter query: unbalanced backtick.')
-      const v = text.slice(i + 1, end)
-      i = end + 1
-      return v
-    }
-    const m = /^[^,\]\s()&|]+/.exec(text.slice(i))
-    if (!m) fail(400, `Could not parse the filter query at position ${i}.`)
-    i += m![0].length
-    return m![0]
-  }
-  const values = (): string[] => {
-    ws()
-    if (text[i] !== '[') return [value()]
-    i++
-    const out = [value()]
-    ws()
-    while (text[i] === ',') {
-      i++
-      out.push(value())
-      ws()
-    }
-    if (text[i] !== ']') fail(400, 'Could not parse the filter query: expected `]`.')
-    i++
-    return out
-  }
-  const condition = (): Filter => {
-    ws()
-    if (text[i] === '(') {
-      i++
-      const inner = or()
-      ws()
-      if (text[i] !== ')') fail(400, 'Could not parse the filter query: unbalanced parentheses.')
-      i++
-      return inner
-    }
-    const m = /^([A-Za-z_][\w.]*)\s*:\s*(!=|=)?/.exec(text.slice(i))
-    if (!m) fail(400, `Could not parse the filter query at position ${i}.`)
-    const [whole, name, op] = m!
-    i += whole.length
-    const field = schema.fields.find((f) => f.name === name) ?? (name === 'id' ? { name: 'id', type: 'string' } : null)
-    if (!field) fail(404, `Could not find a filter field named \`${name}\` in the schema.`)
-    if (field!.index === false) fail(400, `Cannot filter on non-indexed field \`${name}\`.`)
-    const wanted = values()
-    const has = (doc: Doc) => {
-      const v = doc[name!]
-      const present = (Array.isArray(v) ? v : [v]).map(String)
-      return wanted.some((w) => present.includes(w))
-    }
-    return op === '!=' ? (doc) => !has(doc) : has
-  }
-  const and = (): Filter => {
-    const parts = [condition()]
-    ws()
-    while (text.startsWith('&&', i)) {
-      i += 2
-      parts.push(condition())
-      ws()
-    }
-    return (doc) => parts.every((p) => p(doc))
-  }
-  const or = (): Filter => {
-    const parts = [and()]
-    ws()
-    while (text.startsWith('||', i)) {
-      i += 2
-      parts.push(and())
-      ws()
-    }
-    return (doc) => parts.some((p) => p(doc))
-  }
-  const filter = or()
-  ws()
-  if (i !== text.length) fail(400, `Could not parse the filter query at position ${i}.`)
-  return filter
 }
 
 // ---- search: words (all must match), "phrases", -exclusions, prefix, infix, typos
