@@ -107,7 +107,7 @@ describe('uploads are streamed by their route, not parsed by the framework', () 
     expect((await storedRuns(org.id)).parts).toBe(0)
   }, 90_000)
 
-  test('one organization sends at most two uploads at once (429 for a third); others are not held up', async () => {
+  test('one organization sends at most two uploads at once (429 for a third, barcode CSVs too); others are not held up', async () => {
     const sender = await createOrganization()
     const uploads = join(process.env.DATA_DIR!, 'uploads')
     const receiving = () => (existsSync(uploads) ? readdirSync(uploads).filter((f) => f.endsWith('.upload')).length : 0)
@@ -132,7 +132,21 @@ describe('uploads are streamed by their route, not parsed by the framework', () 
     })
     expectProblem(third, 429, 'rate_limited')
     expect(third.headers.get('retry-after')).toBe('10')
+    // contract §3: a 429 carries the RateLimit-* headers too
+    expect(third.headers.get('ratelimit-limit')).toBe('2')
+    expect(third.headers.get('ratelimit-remaining')).toBe('0')
+    expect(third.headers.get('ratelimit-reset')).toBe('10')
     expect(await storedRuns(sender.id)).toEqual(before)
+    // a barcode CSV is an upload like the others: it waits for a slot of its organization
+    const batches = () =>
+      sql<{ n: number }>('select count(*)::int n from barcode_batches where organization_id = $1', [parseId(sender.id)])
+    const batchesBefore = await batches()
+    const csv = await upload('/products/api/v1/barcode/batch/?output=zip', 'gtin\n4006381333931\n', 'text/csv', {
+      key: sender.key,
+    })
+    expectProblem(csv, 429, 'rate_limited')
+    expect(csv.headers.get('ratelimit-limit')).toBe('2')
+    expect(await batches()).toEqual(batchesBefore)
     // another organization's upload goes through meanwhile
     const other = await upload(`${RUNS}?source=off`, `${offLine('4006381333993', 'Other')}\n`, 'application/x-ndjson')
     expect(other.status).toBe(202)
