@@ -27,10 +27,10 @@ export const feedsImport: Binding = {
 }
 
 /**
- * Chunks of one runner written at once across all processes: by default one slot of each process
- * is left for the others (and a newer run's early chunks go first: saveChunk's priority).
+ * Chunks of one runner written at once across all processes: by default a process's every slot, so
+ * a run alone goes at full speed; another run's early chunks still go next (saveChunk's priority).
  */
-const chunksPerRunner = config.FEED_CHUNKS_PER_ORGANIZATION ?? Math.max(1, config.FEED_CHUNK_CONCURRENCY - 1)
+const chunksPerRunner = config.FEED_CHUNKS_PER_ORGANIZATION ?? config.FEED_CHUNK_CONCURRENCY
 
 export const feedsChunk: Binding = {
   queue: chunkQueue,

@@ -116,8 +116,9 @@ const Env = t.Object({
   FEED_CHUNK_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: 2 }),
   /**
    * Chunk jobs of one runner (an organization, or the platform) written at once across all worker
-   * processes, so one tenant's runs cannot take every chunk slot (default: FEED_CHUNK_CONCURRENCY
-   * less one, at least 1).
+   * processes (default FEED_CHUNK_CONCURRENCY: a run alone goes at full speed, and fairness comes
+   * from the chunks' priorities, every run's chunk n before any run's n+1; set it lower to keep
+   * slots free for other runners at all times, at the cost of each runner's speed).
    */
   FEED_CHUNKS_PER_ORGANIZATION: t.Optional(t.Integer({ minimum: 1, maximum: 1000 })),
   /** Feed files one worker process reads (splits into chunks) at once; one runner reads one at a time. */
