@@ -101,6 +101,14 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
     if (!seen || r.version >= seen.version) byKey.set(key, { ...r, key, hash: hashOf(r) })
   }
   const keys = [...byKey.keys()]
+  // this runner's last statement of these keys from this source and feed
+  const recordsOf = (list: string[]) =>
+    and(
+      eq(feedRecords.source, source),
+      eq(feedRecords.scope, scope),
+      eq(feedRecords.contributorId, runner),
+      inArray(feedRecords.key, list),
+    )
   const known = new Map(
     keys.length
       ? (
@@ -112,14 +120,7 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
               lastRunId: feedRecords.lastRunId,
             })
             .from(feedRecords)
-            .where(
-              and(
-                eq(feedRecords.source, source),
-                eq(feedRecords.scope, scope),
-                eq(feedRecords.contributorId, runner),
-                inArray(feedRecords.key, keys),
-              ),
-            )
+            .where(recordsOf(keys))
         ).map((k) => [k.key, k])
       : [],
   )
@@ -169,14 +170,7 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
     await tx
       .update(feedRecords)
       .set({ lastRunId: runId, ...(run!.full ? { fullRunId: runId } : {}) })
-      .where(
-        and(
-          eq(feedRecords.source, source),
-          eq(feedRecords.scope, scope),
-          eq(feedRecords.contributorId, runner),
-          inArray(feedRecords.key, unchanged),
-        ),
-      )
+      .where(recordsOf(unchanged))
   if (retailer)
     await upsertOffers(
       tx,
