@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 
 // This module is the receiver helper the package exports: it imports nothing of the server.
 
-/** After a rotation, deliveries also carry `v1old=` signed with the previous secret for this long. */
+/** After a rotation, deliveries also carry the previous secret's signature for this long. */
 export const ROTATION_GRACE_MS = 24 * 3600 * 1000
 
 const hmac = (secret: string, timestamp: number, rawBody: string | Uint8Array) =>
@@ -12,15 +12,19 @@ const hmac = (secret: string, timestamp: number, rawBody: string | Uint8Array) =
 export type SigningSecrets = { secret: string; previousSecret?: string | null; rotatedAt?: Date | null }
 
 /**
- * The `X-Service-Signature` header for a body sent at `now`: `t=<unix seconds>,v1=<hex>`, plus
- * `,v1old=<hex>` for 24 hours after a rotation. The bytes signed must be the bytes sent.
+ * The `X-Service-Signature` header for a body sent at `now`: `t=<unix seconds>,v1=<hex>`, and for
+ * 24 hours after a rotation also `,v1=<old hex>,v1old=<old hex>` (contract §7): Stripe-style
+ * verifiers try every `v1=`, receivers written for this service read `v1old=`. The bytes signed must
+ * be the bytes sent.
  */
 export function signatureHeader(secrets: SigningSecrets, rawBody: string, now: Date): string {
   const t = Math.floor(now.getTime() / 1000)
   let header = `t=${t},v1=${hmac(secrets.secret, t, rawBody)}`
   const { previousSecret, rotatedAt } = secrets
-  if (previousSecret && rotatedAt && now.getTime() - rotatedAt.getTime() < ROTATION_GRACE_MS)
-    header += `,v1old=${hmac(previousSecret, t, rawBody)}`
+  if (previousSecret && rotatedAt && now.getTime() - rotatedAt.getTime() < ROTATION_GRACE_MS) {
+    const old = hmac(previousSecret, t, rawBody)
+    header += `,v1=${old},v1old=${old}`
+  }
   return header
 }
 
@@ -33,7 +37,7 @@ export type VerifyOptions = {
 
 /**
  * For webhook receivers: true when `header` (the `X-Service-Signature` value) carries a `v1` or
- * `v1old` signature of `rawBody` (the request body exactly as received, before any JSON parsing)
+ * `v1old` signature (any of them: after a rotation there are two `v1`) of `rawBody` (the request body exactly as received, before any JSON parsing)
  * made with `secret`, and its time is within the tolerance of now. Comparisons are constant-time.
  */
 export function verifyWebhookSignature(

@@ -302,7 +302,7 @@ describe('pause, resume and disabling', () => {
 })
 
 describe('rotation, resend and recovery', () => {
-  test('after a rotation deliveries carry v1 with the new secret and v1old with the previous one', async () => {
+  test('after a rotation deliveries carry v1 with the new secret, then v1 and v1old with the previous one', async () => {
     const org = await organization()
     const r = receiver()
     const ep = await endpoint(org.key, r.url, ['webhook.test'])
@@ -310,10 +310,11 @@ describe('rotation, resend and recovery', () => {
     await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
     const [got] = await until(() => r.received.length === 1 && r.received)
     const header = got!.headers['x-service-signature']!
-    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1old=[0-9a-f]{64}$/)
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=([0-9a-f]{64}),v1old=\1$/)
     expect(verifyWebhookSignature(rotated.signing_secret, header, got!.body)).toBe(true)
     expect(verifyWebhookSignature(ep.signing_secret, header, got!.body)).toBe(true)
-    expect(verifyWebhookSignature(ep.signing_secret, header.replace(/,v1old=.*/, ''), got!.body)).toBe(false)
+    const newOnly = header.replace(/,v1=[0-9a-f]{64},v1old=.*/, '')
+    expect(verifyWebhookSignature(ep.signing_secret, newOnly, got!.body)).toBe(false)
     expect(got!.event).toMatchObject({ event_type: 'webhook.test', data: { endpoint_id: ep.id } })
   }, 60_000)
 

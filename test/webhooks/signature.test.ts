@@ -18,12 +18,12 @@ describe('signature header', () => {
     expect(header).toBe(`t=${t},v1=${expected}`)
   })
 
-  test('rotation grace: v1old for 24 hours after the rotation, then only the new secret', () => {
+  test('rotation grace: the old signature (second v1, and v1old) for 24 hours after the rotation, then only the new secret', () => {
     const secrets = { secret: SECRET, previousSecret: OLD, rotatedAt: NOW }
     for (const later of [0, 3600_000, ROTATION_GRACE_MS - 1000]) {
       const sent = at(later)
       const header = signatureHeader(secrets, BODY, sent)
-      expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1old=[0-9a-f]{64}$/)
+      expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=([0-9a-f]{64}),v1old=\1$/)
       expect(verifyWebhookSignature(SECRET, header, BODY, { now: sent })).toBe(true)
       expect(verifyWebhookSignature(OLD, header, BODY, { now: sent })).toBe(true)
     }
