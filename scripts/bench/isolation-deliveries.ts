@@ -118,7 +118,7 @@ export async function otherOrganizationDelivery(
       await call(
         'POST',
         `${HOOKS}/endpoints/`,
-        { url: `http://127.0.0.1:${receiver.port}/hook`, event_types: [] },
+        { url: `http://127.0.0.1:${receiver.port}/hook`, event_types: ['webhook.test'] }, // [] would refuse the test (409)
         keyB,
       )
     ).json

@@ -189,7 +189,8 @@ export function recoverySince(text: string): Date {
 /**
  * Re-enqueues every event of the organization of a type the endpoint subscribes to, created at or
  * after `since`, once each: an event that already has a delivery to this endpoint waiting or in
- * retry is not queued twice. 409 when the endpoint is switched off.
+ * retry is not queued twice; a `webhook.test` event only when it was made for this endpoint.
+ * 409 when the endpoint is switched off.
  */
 export function recoverEndpoint(ex: Executor, organizationId: string, endpointId: string, since: Date) {
   return inTransaction(ex, async (tx) => {
@@ -202,6 +203,8 @@ export function recoverEndpoint(ex: Executor, organizationId: string, endpointId
       from events e
       where e.organization_id = ${organizationId} and e.created >= ${since.toISOString()}
         and e.event_type = any(${arrayParam(endpoint.eventTypes, 'text')})
+        -- a test event is addressed to one endpoint (its subject); never re-send another's
+        and (e.event_type <> 'webhook.test' or e.subject_id = ${endpointId})
         and not exists (select 1 from webhook_deliveries d where d.endpoint_id = ${endpointId}
           and d.event_id = e.id and d.status in ('pending', 'retrying'))
       order by e.created

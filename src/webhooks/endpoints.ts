@@ -4,7 +4,7 @@ import { webhookEndpoints } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import type { EventType } from '../events/types'
-import { notFound } from '../shared/errors'
+import { AppError, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { maskSecret } from '../shared/mask'
 import { type Metadata, mergeMetadata } from '../shared/metadata'
@@ -188,12 +188,16 @@ export function rotateSecret(ex: Executor, organizationId: string, id: string) {
 
 /**
  * Sends a `webhook.test` event to this endpoint alone, whatever it subscribes to (the event is
- * recorded in the outbox like any other, but fan-out skips its type). For an endpoint that is
- * switched off the delivery waits until it is switched on.
+ * recorded in the outbox like any other, but fan-out skips its type). The spec enqueues nothing
+ * for a switched-off endpoint and delivers nothing to one that subscribes to no type, so both are
+ * 409 with nothing recorded rather than a delivery that waits or goes out against those rules.
  */
 export function testEndpoint(ex: Executor, organizationId: string, id: string) {
   return inTransaction(ex, async (tx) => {
     const row = await lockEndpoint(tx, organizationId, id)
+    if (!row.isActive) throw new AppError('conflict', 'the endpoint is switched off; switch it on first')
+    if (row.eventTypes.length === 0)
+      throw new AppError('conflict', 'the endpoint subscribes to no event type (`event_types` is empty)')
     const [eventId] = await emit(tx, {
       eventType: 'webhook.test',
       organizationId,

@@ -137,7 +137,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
       detail: {
         tags,
         summary: 'Send a test event',
-        description: `Queues a \`webhook.test\` delivery to this endpoint whatever it subscribes to, and returns it. For a switched-off endpoint it waits until the endpoint is switched on. ${scoped}`,
+        description: `Queues a \`webhook.test\` delivery to this endpoint whatever it subscribes to, and returns it. 409 \`conflict\`, with nothing queued, when the endpoint is switched off (\`is_active: false\`: no new events are queued for it) or subscribes to nothing (\`event_types: []\`: nothing is delivered to it). ${scoped}`,
       },
     },
   )
@@ -155,7 +155,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
       detail: {
         tags,
         summary: 'Recover an endpoint',
-        description: `Queues again every event of the organization, of a type the endpoint subscribes to, created at or after \`since\`, once each (an event already waiting for this endpoint is not queued twice); \`queued\` counts them. 409 while the endpoint is switched off. ${scoped}`,
+        description: `Queues again every event of the organization, of a type the endpoint subscribes to, created at or after \`since\`, once each (an event already waiting for this endpoint is not queued twice; a \`webhook.test\` event only if it was made for this endpoint); \`queued\` counts them. 409 while the endpoint is switched off. ${scoped}`,
       },
     },
   )

@@ -11,7 +11,7 @@ const EventTypeList = t.Array(Enum(EVENT_TYPES), {
   uniqueItems: true,
   maxItems: EVENT_TYPES.length,
   description:
-    'Event types delivered to this endpoint, listed exactly (no wildcards); an empty list receives nothing. `webhook.test` is sent by the test operation whatever this lists.',
+    'Event types delivered to this endpoint, listed exactly (no wildcards); an empty list receives nothing, not even a test. `webhook.test` is sent by the test operation whatever a non-empty list holds.',
 })
 
 const Url = Chars(2048, {

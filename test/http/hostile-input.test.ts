@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { ADMIN, createOrganization, eventsSettled, expectProblem, sql, uniqueGtin } from '../support/fixtures'
 import { call, get, post } from '../support/server'
+import { waitingTestDelivery } from '../webhooks/waiting-delivery'
 
 // Every class of hostile input, to every route, from the routes' own OpenAPI description: each
 // gets 422 (400 for JSON that does not parse) as problem+json naming the place, and no table
@@ -41,11 +42,13 @@ const batch = (
   await post('/products/api/v1/barcode/batch/', { items: [{ gtin: '4006381333931' }], output: 'zip' }, org.key)
 ).json.id
 
-// switched off, so its queued test delivery waits and no background attempt changes a table mid-test
-const endpoint = (
+// switched off, so its waiting test delivery (queued before the pause; the API refuses a test to a
+// switched-off endpoint) stays put and no background attempt changes a table mid-test
+const endpointRow = (
   await post('/webhooks/api/v1/endpoints/', { url: 'https://93.184.215.14/hook', is_active: false }, org.key)
-).json.id
-const delivery = (await post(`/webhooks/api/v1/endpoints/${endpoint}/test/`, {}, org.key)).json.id
+).json
+const endpoint = endpointRow.id
+const delivery = await waitingTestDelivery(endpointRow.signing_secret)
 
 const rule = (
   await post(

@@ -67,7 +67,7 @@ describe('embedded-IPv4 IPv6 targets outside development (the shared server, NOD
     const receiver = startReceiver()
     try {
       const org = await createOrganization()
-      const created = await post(ENDPOINTS, { url: PUBLIC, event_types: [] }, org.key)
+      const created = await post(ENDPOINTS, { url: PUBLIC, event_types: ['webhook.test'] }, org.key)
       // as if written before this check existed
       await sql('update webhook_endpoints set url = $1 where signing_secret = $2', [
         `https://[::7f00:1]:${receiver.port}/hook`,
@@ -198,7 +198,7 @@ describe('fair shares of the webhook workers (own server process)', () => {
     const b = await organization('Bystander')
     const receiver = startReceiver()
     receivers.push(receiver)
-    const ep = await call('POST', ENDPOINTS, b.key, { url: `${receiver.url}/hook`, event_types: [] })
+    const ep = await call('POST', ENDPOINTS, b.key, { url: `${receiver.url}/hook`, event_types: ['webhook.test'] })
     expect(ep.status).toBe(201)
     expect((await call('POST', `${ENDPOINTS}${ep.json.id}/test/`, b.key)).status).toBe(202)
     await eventually(async () => (receiver.received.length > 0 ? true : null), 5_000)

@@ -179,7 +179,7 @@ describe('retries', () => {
     const busy = receiver((_req, i) => (i === 0 ? { status: 503, headers: { 'retry-after': '1' } } : {}))
     const capped = receiver((_req, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '3600' } } : {}))
     for (const r of [busy, capped]) {
-      const ep = await endpoint(org.key, r.url, [])
+      const ep = await endpoint(org.key, r.url, ['webhook.test'])
       await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
     }
     await until(() => busy.received.length === 2 && capped.received.length === 2, 15_000)
@@ -197,8 +197,8 @@ describe('retries', () => {
       i === 0 ? { status: 307, headers: { location: `${elsewhere.url}/hook` } } : {},
     )
     const silent = receiver((_req, i) => (i === 0 ? { delayMs: 7000 } : {}))
-    const a = await endpoint(org.key, moved.url, [])
-    const b = await endpoint(org.key, silent.url, [])
+    const a = await endpoint(org.key, moved.url, ['webhook.test'])
+    const b = await endpoint(org.key, silent.url, ['webhook.test'])
     for (const ep of [a, b]) await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
     const settled = async (id: string) => {
       const [d] = await deliveries(org.key, id)

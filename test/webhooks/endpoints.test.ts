@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { createKey, createOrganization, eventually, expectProblem, sql } from '../support/fixtures'
 import { startReceiver } from '../support/receiver'
 import { del, get, patch, post } from '../support/server'
+import { waitingTestDelivery } from './waiting-delivery'
 
 // The main test server runs with NODE_ENV=test: the production rules for targets apply (HTTPS,
 // public addresses). Deliveries themselves are in delivery.test.ts, on a development server.
@@ -139,10 +140,11 @@ describe('endpoint operations', () => {
   test('delete is 204, cancels its waiting deliveries and keeps the log', async () => {
     const org = await createOrganization()
     const ep = await createEndpoint(org.key, { is_active: false })
-    // a test event to a switched-off endpoint waits for it
-    const queued = await post(`${ENDPOINTS}${ep.id}/test/`, {}, org.key)
-    expect(queued.status).toBe(202)
+    // a delivery queued before the endpoint was switched off waits for it
+    const id = await waitingTestDelivery(ep.signing_secret)
+    const queued = { json: (await get(`${DELIVERIES}?endpoint_id=${ep.id}`, org.key)).json.data[0] }
     expect(queued.json).toMatchObject({
+      id,
       endpoint_id: ep.id,
       event_type: 'webhook.test',
       status: 'pending',
@@ -206,7 +208,7 @@ describe('access', () => {
   test("another organization's endpoint and deliveries are 404 and unlisted", async () => {
     const [a, b] = await Promise.all([createOrganization(), createOrganization()])
     const ep = await createEndpoint(a.key, { is_active: false })
-    const queued = await post(`${ENDPOINTS}${ep.id}/test/`, {}, a.key)
+    const queued = { json: { id: await waitingTestDelivery(ep.signing_secret) } }
     const path = `${ENDPOINTS}${ep.id}/`
     expectProblem(await get(path, b.key), 404, 'not_found')
     expectProblem(await patch(path, { label: 'mine' }, b.key), 404, 'not_found')
