@@ -107,6 +107,10 @@ function merge(base: RuleValues, input: RuleInput): RuleValues {
   const rescoped = input.scope_type !== undefined && input.scope_type !== base.scopeType
   const pick = <K extends keyof RuleValues>(key: K, value: RuleValues[K] | undefined) =>
     value === undefined ? base[key] : value
+  // a condition list given as null means no condition, stored as the empty list (contract §6)
+  const list = <T, U>(value: T[] | null | undefined, kept: U[], map: (v: T[]) => U[]) =>
+    value === undefined ? kept : value === null ? [] : map(value)
+  const upper = (codes: string[]) => codes.map((c) => c.toUpperCase())
   return {
     organizationId: base.organizationId,
     scopeType: pick('scopeType', input.scope_type),
@@ -119,14 +123,14 @@ function merge(base: RuleValues, input: RuleInput): RuleValues {
     absoluteEndAt: pick('absoluteEndAt', date(input.absolute_end_at)),
     annualStartMmdd: pick('annualStartMmdd', input.annual_start_mmdd),
     annualEndMmdd: pick('annualEndMmdd', input.annual_end_mmdd),
-    daysOfWeek: input.days_of_week ? [...input.days_of_week].sort() : base.daysOfWeek,
+    daysOfWeek: list(input.days_of_week, base.daysOfWeek, (days) => [...days].sort()),
     timeOfDayStart: pick('timeOfDayStart', input.time_of_day_start),
     timeOfDayEnd: pick('timeOfDayEnd', input.time_of_day_end),
     timezone: pick('timezone', input.timezone),
     linkType: pick('linkType', input.link_type),
-    locationCountries: input.location_countries?.map((c) => c.toUpperCase()) ?? base.locationCountries,
-    locationRegions: input.location_regions?.map((c) => c.toUpperCase()) ?? base.locationRegions,
-    locationCities: pick('locationCities', input.location_cities),
+    locationCountries: list(input.location_countries, base.locationCountries, upper),
+    locationRegions: list(input.location_regions, base.locationRegions, upper),
+    locationCities: list(input.location_cities, base.locationCities, (cities) => cities),
     customUrl: pick('customUrl', input.custom_url),
     sectionAnchor: pick('sectionAnchor', input.section_anchor),
     title: pick('title', input.title),

@@ -13,6 +13,9 @@ const Scope = Enum(SCOPE_TYPES, {
 
 const DateTime = t.String({ format: 'date-time' })
 const Nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()])
+/** Contract §6: every condition field is nullable; a null list is stored as the empty list (no condition). */
+const NullableList = <T extends ReturnType<typeof t.Array>>(schema: T) =>
+  t.Union([schema, t.Null()], { description: `${schema.description}; null or empty means no condition` })
 
 /**
  * RFC 3339 date-time (contract §6) with a year of 1000-9999: Elysia's `date-time` format also takes
@@ -96,11 +99,13 @@ const fields = {
   annual_start_mmdd: t.Optional(Nullable(MMDD)),
   annual_end_mmdd: t.Optional(Nullable(MMDD)),
   days_of_week: t.Optional(
-    t.Array(Type.Integer({ minimum: 1, maximum: 7 }), {
-      maxItems: 7,
-      uniqueItems: true,
-      description: 'ISO weekdays, 1 (Monday) to 7 (Sunday), in `timezone`; empty means every day',
-    }),
+    NullableList(
+      t.Array(Type.Integer({ minimum: 1, maximum: 7 }), {
+        maxItems: 7,
+        uniqueItems: true,
+        description: 'ISO weekdays, 1 (Monday) to 7 (Sunday), in `timezone`',
+      }),
+    ),
   ),
   time_of_day_start: t.Optional(Nullable(HHMM)),
   time_of_day_end: t.Optional(Nullable(HHMM)),
@@ -113,25 +118,31 @@ const fields = {
     }),
   ),
   location_countries: t.Optional(
-    t.Array(Chars(2, { minLength: 2 }), {
-      maxItems: 250,
-      uniqueItems: true,
-      description: 'ISO 3166-1 alpha-2 codes; the caller must be in one',
-    }),
+    NullableList(
+      t.Array(Chars(2, { minLength: 2 }), {
+        maxItems: 250,
+        uniqueItems: true,
+        description: 'ISO 3166-1 alpha-2 codes; the caller must be in one',
+      }),
+    ),
   ),
   location_regions: t.Optional(
-    t.Array(Chars(6, { minLength: 4 }), {
-      maxItems: 500,
-      uniqueItems: true,
-      description: 'ISO 3166-2 codes (US-CA); the caller must be in one',
-    }),
+    NullableList(
+      t.Array(Chars(6, { minLength: 4 }), {
+        maxItems: 500,
+        uniqueItems: true,
+        description: 'ISO 3166-2 codes (US-CA); the caller must be in one',
+      }),
+    ),
   ),
   location_cities: t.Optional(
-    t.Array(Chars(100, { minLength: 1 }), {
-      maxItems: 500,
-      uniqueItems: true,
-      description: 'city names, compared case-insensitively; the caller must be in one',
-    }),
+    NullableList(
+      t.Array(Chars(100, { minLength: 1 }), {
+        maxItems: 500,
+        uniqueItems: true,
+        description: 'city names, compared case-insensitively; the caller must be in one',
+      }),
+    ),
   ),
   section_anchor: t.Optional(
     Chars(255, {
