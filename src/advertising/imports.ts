@@ -8,7 +8,7 @@ import { fileParts, type ReceivedUpload } from '../http/upload'
 import { notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { checkUpload, decompressed, type ImportFormat, type ParsedRow, parseImport, scanImport } from './import-file'
-import { lockCampaigns, refusedByTotals, upsertPerformance } from './performance'
+import { lockCampaigns, refusedByTotals, rowRuleProblem, upsertPerformance } from './performance'
 import { performanceImportQueue } from './queues'
 import { reportsChanged } from './report-cache'
 
@@ -88,20 +88,25 @@ export async function failImport(ex: Executor, id: string, reason: string) {
   await ex.delete(performanceUploads).where(eq(performanceUploads.importId, id))
 }
 
-/** Writes one chunk: rows of unknown or archived campaigns are refused, the others upserted. */
+/**
+ * Writes one chunk: rows of unknown or archived campaigns, and rows the campaign cannot have (more
+ * clicks than impressions, a day outside its window), are refused; the others upserted.
+ */
 async function writeChunk(importRow: ImportRow, chunk: ParsedRow[], index: number) {
   await transaction(async (tx) => {
     const ids = [...new Set(chunk.flatMap((r) => (r.value ? [r.value.campaignId] : [])))].sort()
-    const statuses = await lockCampaigns(tx, importRow.organizationId, ids)
+    const locked = await lockCampaigns(tx, importRow.organizationId, ids)
     const rejected: { row: number; input: string; reason: string }[] = []
     const rows: ParsedRow[] = []
     for (const r of chunk) {
-      const status = r.value ? statuses.get(r.value.campaignId) : undefined
+      const campaign = r.value ? locked.get(r.value.campaignId) : undefined
+      const problem = r.value && campaign ? rowRuleProblem(r.value, campaign) : null
       if (!r.value) rejected.push({ row: r.row, input: r.input, reason: r.reason! })
-      else if (status === undefined)
+      else if (campaign === undefined)
         rejected.push({ row: r.row, input: r.input, reason: 'no campaign of your organization has this campaign_id' })
-      else if (status === 'archived')
+      else if (campaign.status === 'archived')
         rejected.push({ row: r.row, input: r.input, reason: 'the campaign is archived: its performance is refused' })
+      else if (problem) rejected.push({ row: r.row, input: r.input, reason: `${problem.field}: ${problem.reason}` })
       else rows.push(r)
     }
     // a row that would take its campaign's totals past their bounds is refused like a bad value

@@ -116,20 +116,38 @@ export async function refusedByTotals(tx: Tx, rows: PerformanceInput[]) {
 /** The default source of rows that name none, for the JSON endpoint. */
 export const API_SOURCE = 'api'
 
+/** What a row is checked against: the campaign's status and its window (null: open on that side). */
+export type LockedCampaign = { status: string; startDate: string | null; endDate: string | null }
+
 /**
  * Locks the organization's campaigns among `ids` (in id order, so concurrent writers cannot
- * deadlock) and returns their statuses; ids of other organizations are simply absent. Holding
- * the lock serialises writers of a campaign, so its totals are recomputed from committed rows.
+ * deadlock) and returns their statuses and windows; ids of other organizations are simply absent.
+ * Holding the lock serialises writers of a campaign, so its totals are recomputed from committed rows.
  */
 export async function lockCampaigns(tx: Tx, organizationId: string, ids: string[]) {
-  if (ids.length === 0) return new Map<string, string>()
+  if (ids.length === 0) return new Map<string, LockedCampaign>()
   const rows = await tx
-    .select({ id: campaigns.id, status: campaigns.status })
+    .select({ id: campaigns.id, status: campaigns.status, startDate: campaigns.startDate, endDate: campaigns.endDate })
     .from(campaigns)
     .where(and(eq(campaigns.organizationId, organizationId), inArray(campaigns.id, ids)))
     .orderBy(asc(campaigns.id))
     .for('no key update')
-  return new Map(rows.map((r) => [r.id, r.status]))
+  return new Map<string, LockedCampaign>(rows.map(({ id, ...campaign }) => [id, campaign]))
+}
+
+/**
+ * A row a campaign cannot have (issue 46): more clicks than impressions (a click follows an
+ * impression), or a day outside the campaign's start and end dates (both inclusive). The field
+ * and the reason, or null. Dates are ISO `YYYY-MM-DD`, so text order is date order.
+ */
+export function rowRuleProblem(row: PerformanceInput, campaign: LockedCampaign) {
+  if (row.clicks > row.impressions)
+    return { field: 'clicks', reason: `clicks (${row.clicks}) must not exceed impressions (${row.impressions})` }
+  if (campaign.startDate !== null && row.date < campaign.startDate)
+    return { field: 'date', reason: `${row.date} is before the campaign's start_date ${campaign.startDate}` }
+  if (campaign.endDate !== null && row.date > campaign.endDate)
+    return { field: 'date', reason: `${row.date} is after the campaign's end_date ${campaign.endDate}` }
+  return null
 }
 
 /**
@@ -183,7 +201,8 @@ type RowBody = { date: string; impressions: number; clicks: number; spend: strin
 /**
  * The JSON endpoint: up to 1,000 daily rows of one campaign of the organization, written in the
  * caller's transaction. 404 for another organization's campaign, 409 for an archived one, 422
- * for a date that does not exist or a (date, source) given twice.
+ * (naming the first bad row and field, nothing written) for a date that does not exist, a (date,
+ * source) given twice, more clicks than impressions or a date outside the campaign's window.
  */
 export async function recordPerformance(tx: Tx, organizationId: string, campaignId: string, body: RowBody[]) {
   const seen = new Map<string, number>()
@@ -198,8 +217,12 @@ export async function recordPerformance(tx: Tx, organizationId: string, campaign
     return { campaignId, date: row.date, source, impressions: row.impressions, clicks: row.clicks, spend: row.spend }
   })
   const campaign = await findCampaign(tx, organizationId, campaignId)
-  const statuses = await lockCampaigns(tx, organizationId, [campaign.id])
-  if (statuses.get(campaign.id) === 'archived') throw archivedProblem()
+  const locked = (await lockCampaigns(tx, organizationId, [campaign.id])).get(campaign.id)!
+  if (locked.status === 'archived') throw archivedProblem()
+  rows.forEach((row, i) => {
+    const problem = rowRuleProblem(row, locked)
+    if (problem) throw invalidField(`[${i}].${problem.field}`, `${problem.reason}; nothing was written`)
+  })
   const [refused] = await refusedByTotals(tx, rows)
   if (refused) throw invalidField(`[${refused[0]}].${refused[1].field}`, `${refused[1].reason}; nothing was written`)
   const counts = await upsertPerformance(tx, rows)
