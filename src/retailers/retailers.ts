@@ -155,7 +155,16 @@ export function updateRetailer(ex: Executor, organizationId: string, id: string,
       .from(retailers)
       .where(and(eq(retailers.id, id), eq(retailers.organizationId, organizationId)))
       .for('update')
-    if (!row) throw notFound('retailer')
+    if (!row) {
+      // a canonical retailer is readable by everyone, so its existence is no secret: say why (403)
+      const [shared] = await tx
+        .select({ id: retailers.id })
+        .from(retailers)
+        .where(and(eq(retailers.id, id), visibleTo(organizationId)))
+      if (shared)
+        throw new AppError('forbidden', 'a canonical retailer can be changed only by the organization that owns it')
+      throw notFound('retailer')
+    }
     const metadata = mergeMetadata(row.metadata, patch.metadata)
     const given = {
       name: patch.name,

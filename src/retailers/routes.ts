@@ -61,7 +61,7 @@ export const retailerRoutes = new Elysia({ name: 'retailers', prefix: '/retailer
         tags,
         summary: 'Update a retailer',
         description:
-          'Partial update of a retailer the organization owns (others are 404). Metadata merges. Emits `retailer.updated`.',
+          'Partial update of a retailer the organization owns. A canonical retailer of another organization, which the caller can read, is 403 `forbidden`; any other retailer of another organization is 404. Metadata merges. Emits `retailer.updated`.',
       },
     },
   )

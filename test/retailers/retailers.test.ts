@@ -216,7 +216,7 @@ describe('retailers', () => {
     }
   })
 
-  test("another organization's retailer: 404 on get and patch, unchanged", async () => {
+  test("another organization's retailer: 404 on get and patch (403 on patch when canonical), unchanged", async () => {
     const [a, b] = await Promise.all([createOrganization(), createOrganization()])
     const mine = (await post(RETAILERS, { name: 'Private' }, b.key)).json
     const shared = (await post(RETAILERS, { name: 'Shared', is_canonical: true }, b.key, ADMIN)).json
@@ -224,7 +224,7 @@ describe('retailers', () => {
     expectProblem(await get(`${RETAILERS}/${mine.id}`, a.key), 404, 'not_found')
     expectProblem(await patch(`${RETAILERS}/${mine.id}`, { name: 'pwned' }, a.key), 404, 'not_found')
     expect((await get(`${RETAILERS}/${shared.id}`, a.key)).json).toEqual(shared) // canonical: readable
-    expectProblem(await patch(`${RETAILERS}/${shared.id}`, { name: 'pwned' }, a.key), 404, 'not_found')
+    expectProblem(await patch(`${RETAILERS}/${shared.id}`, { name: 'pwned' }, a.key), 403, 'forbidden')
     expect(await tableCounts()).toEqual(before)
     expect((await get(`${RETAILERS}/${mine.id}`, b.key)).json.name).toBe('Private')
   })
