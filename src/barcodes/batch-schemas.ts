@@ -7,11 +7,27 @@ import { TEMPLATES } from './sheet'
 import { BARCODE_TYPES } from './symbology'
 
 export const MAX_BATCH_ITEMS = 10_000
+const MAX_GTIN_LENGTH = 100
+const MAX_LABEL_CHARS = 100
 const OUTPUTS = ['sheet', 'zip'] as const
+/** `output` when a request leaves it out, in the JSON and the CSV form alike. */
+export const DEFAULT_OUTPUT = 'sheet' satisfies (typeof OUTPUTS)[number]
+
+/**
+ * The JSON body limit of the batch route: MAX_BATCH_ITEMS items of the longest gtin and label, as
+ * a client that escapes every non-ASCII character writes them (Python's json.dumps by default):
+ * 6 bytes (`\uXXXX`) per UTF-16 unit, so 12 per label character outside the BMP, with `", "` and
+ * `": "` separators; plus 64 KiB for the options and any other whitespace. About 18 MB: above the
+ * global 1 MiB, which a 10,000-item batch with labels exceeds.
+ */
+const ITEM_OVERHEAD = '{"gtin": "", "label": ""}, '.length
+export const BATCH_JSON_LIMIT = MAX_BATCH_ITEMS * (ITEM_OVERHEAD + 6 * MAX_GTIN_LENGTH + 12 * MAX_LABEL_CHARS) + 65_536
 const TEMPLATE_NAMES = Object.keys(TEMPLATES) as (keyof typeof TEMPLATES)[]
 
 const batchOptions = {
-  output: Enum(OUTPUTS, { description: 'sheet: a PDF of label sheets; zip: one file per item in `format`' }),
+  output: t.Optional(
+    Enum(OUTPUTS, { description: 'sheet (default): a PDF of label sheets; zip: one file per item in `format`' }),
+  ),
   template: t.Optional(
     Enum(TEMPLATE_NAMES, { description: 'label sheet, default a4-3x8 (US Letter 3×10 = Avery 5160)' }),
   ),
@@ -22,9 +38,11 @@ export const BatchRequest = t.Object(
     items: t.Array(
       t.Object(
         {
-          gtin: t.String({ minLength: 1, maxLength: 100 }),
+          gtin: t.String({ minLength: 1, maxLength: MAX_GTIN_LENGTH }),
           label: t.Optional(
-            Chars(100, { description: 'printed above the symbol on sheets (any Latin, Greek or Cyrillic text)' }),
+            Chars(MAX_LABEL_CHARS, {
+              description: 'printed above the symbol on sheets (any Latin, Greek or Cyrillic text)',
+            }),
           ),
         },
         { additionalProperties: false },
@@ -34,7 +52,7 @@ export const BatchRequest = t.Object(
     ...symbolOptions,
     ...batchOptions,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, 'x-json-limit': BATCH_JSON_LIMIT },
 )
 
 /** The same options as query parameters, for a CSV upload (text/csv, columns gtin and optional label). */
@@ -48,7 +66,7 @@ export const BatchCsvQuery = t.Object({
   write_text: t.Optional(t.BooleanString()),
   embed_font: t.Optional(t.BooleanString()),
   dpi: t.Optional(t.Integer({ minimum: 72, maximum: 1200 })),
-  output: t.Optional(Enum(OUTPUTS)),
+  output: t.Optional(Enum(OUTPUTS, { description: 'sheet (default) or zip' })),
   template: t.Optional(Enum(TEMPLATE_NAMES)),
 })
 

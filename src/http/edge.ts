@@ -7,6 +7,7 @@ import { type Route, RouteTable } from './route-table'
 import { requestChunks, UploadBody } from './upload'
 import { pathOf } from './url'
 
+/** The JSON body limit of every route that declares no other (`x-json-limit` on its body schema). */
 export const JSON_LIMIT = 1024 * 1024
 /** How long a client may take to send a JSON body. */
 export const BODY_TIMEOUT_MS = 10_000
@@ -122,8 +123,8 @@ async function readBody(request: Request, limit: number): Promise<string> {
  * for hostile input): the route is decided from the path alone; a method the path does not have
  * is 405; query strings and path segments must decode to text without NUL or lone surrogates, and
  * numeric query parameters must be plain decimals (422); a request with a body to a route that
- * needs a key is 401 without one, before the body is read; bodies are JSON, at most 1 MiB sent
- * within 10 s, nesting at most 32 levels and holding no NUL, lone surrogate or `__proto__` key; or
+ * needs a key is 401 without one, before the body is read; bodies are JSON, at most 1 MiB (or
+ * the route's own `x-json-limit`) sent within 10 s, nesting at most 32 levels and holding no NUL, lone surrogate or `__proto__` key; or
  * an upload of a media type the route declares, which is left unread for the route to stream with
  * its own limit (UploadBody): neither Elysia's parsers nor its validators ever walk a file.
  */
@@ -165,8 +166,9 @@ export function edge(root: () => { routes: Route[]; handle: (request: Request) =
       const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
       // an upload's limit is its route's, applied as the route streams it
       const upload = !isJson(type) && route.uploadTypes.includes(type)
-      if (!upload && length !== null && Number(length) > JSON_LIMIT)
-        throw new AppError('payload_too_large', `the request body exceeds ${JSON_LIMIT} bytes`)
+      const limit = route.jsonLimit ?? JSON_LIMIT
+      if (!upload && length !== null && Number(length) > limit)
+        throw new AppError('payload_too_large', `the request body exceeds ${limit} bytes`)
       if (isJson(type) || upload) return
       const accepted = ['application/json', ...route.uploadTypes].join(' or ')
       throw new AppError('unsupported_media_type', `send the body as ${accepted}; got ${type || 'no content type'}`)
@@ -174,7 +176,8 @@ export function edge(root: () => { routes: Route[]; handle: (request: Request) =
     .onParse({ as: 'global' }, async ({ request, contentType }) => {
       const type = contentType.split(';')[0]!.trim().toLowerCase()
       if (isJson(type)) {
-        const text = await readBody(request, JSON_LIMIT)
+        const route = table.match(request.method, pathOf(request.url))
+        const text = await readBody(request, route?.jsonLimit ?? JSON_LIMIT)
         if (text.trim() === '') return {}
         if (nestsDeeper(text))
           throw invalid({ field: 'body', message: `must not nest arrays and objects deeper than ${MAX_DEPTH} levels` })

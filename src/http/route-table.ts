@@ -9,6 +9,8 @@ export type RouteInfo = {
   access: 'key' | 'key-or-admin' | 'optional' | 'admin' | 'public'
   /** media types other than JSON its body schema declares (`x-media-types`) */
   uploadTypes: string[]
+  /** the most bytes of JSON body it takes, when its body schema declares more than the default (`x-json-limit`) */
+  jsonLimit: number | null
   /** query parameters declared as numbers, and whether they are integers */
   numericQuery: Map<string, 'integer' | 'number'>
 }
@@ -19,12 +21,27 @@ export type Route = {
   hooks?: { body?: unknown; query?: unknown; detail?: { security?: Record<string, unknown>[] } }
 }
 
-type Schema = { type?: string; anyOf?: Schema[]; properties?: Record<string, Schema>; 'x-media-types'?: string[] }
+type Schema = {
+  type?: string
+  anyOf?: Schema[]
+  properties?: Record<string, Schema>
+  'x-media-types'?: string[]
+  'x-json-limit'?: number
+}
 
 /** Media types other than JSON that a body schema declares (on it or a branch). */
 function mediaTypes(schema: Schema | undefined): string[] {
   if (!schema || typeof schema !== 'object') return []
   return [...(schema['x-media-types'] ?? []), ...(schema.anyOf ?? []).flatMap(mediaTypes)]
+}
+
+/** The JSON body limit a body schema declares (on it or a branch), or null for the default. */
+function jsonLimitOf(schema: Schema | undefined): number | null {
+  if (!schema || typeof schema !== 'object') return null
+  const limits = [schema['x-json-limit'], ...(schema.anyOf ?? []).map(jsonLimitOf)].filter(
+    (n): n is number => typeof n === 'number',
+  )
+  return limits.length ? Math.max(...limits) : null
 }
 
 function numericKind(schema: Schema): 'integer' | 'number' | null {
@@ -58,6 +75,7 @@ function describe(route: Route): RouteInfo {
     pattern: toPattern(route.path),
     access: accessOf(route.hooks?.detail?.security),
     uploadTypes: mediaTypes(route.hooks?.body as Schema | undefined),
+    jsonLimit: jsonLimitOf(route.hooks?.body as Schema | undefined),
     numericQuery,
   }
 }
