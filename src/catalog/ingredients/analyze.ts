@@ -131,6 +131,23 @@ function oneEditApart(a: string, b: string): boolean {
 
 type Found = { slug: string; allergen: string | null; span: string; confidence: number }
 
+// Negations: "sans huile de palme", "ohne Palmöl", "without palm oil", "no palm oil", "senza olio di
+// palma", "sin aceite de palma", "zonder palmolie", "sem óleo de palma" say the product has none of
+// it, as do "palm oil free", "palm-oil-free" and "free from palm oil". "free" before a name needs
+// its "from"/"of": in "sugar free milk chocolate" the milk is there.
+const NEGATIONS = new Set(['without', 'no', 'sans', 'ohne', 'senza', 'sin', 'zonder', 'sem'])
+const FREE = new Set(['free', 'frei', 'libre', 'exempt'])
+const NEGATION_LINKS = new Set(['from', 'of', 'de', 'd', 'di', 'van', 'von', 'any', 'added'])
+
+/** Whether the name at tokens[start, end) is said to be absent. */
+function negated(tokens: string[], start: number, end: number): boolean {
+  if (FREE.has(tokens[end] ?? '')) return true
+  let k = start - 1
+  while (k >= 0 && NEGATION_LINKS.has(tokens[k]!)) k--
+  if (k < 0) return false
+  return NEGATIONS.has(tokens[k]!) || (FREE.has(tokens[k]!) && k < start - 1)
+}
+
 /** The substances named in one span; `quoted` is the span as written on the label. */
 function matchSpan({ text: span, quoted }: Span): Found[] {
   const tokens = words(span)
@@ -150,11 +167,12 @@ function matchSpan({ text: span, quoted }: Span): Found[] {
         prefixes.find((p) => tokens[i]!.startsWith(p.tokens[0]!) && tokens[i]!.length > p.tokens[0]!.length) ?? null
     if (!best) continue
     for (let k = 0; k < best.tokens.length; k++) used[i + k] = true
-    found.push({ slug: best.slug, allergen: best.substance.allergen, span: quoted, confidence: best.confidence })
+    if (!negated(tokens, i, i + best.tokens.length))
+      found.push({ slug: best.slug, allergen: best.substance.allergen, span: quoted, confidence: best.confidence })
     i += best.tokens.length - 1
   }
   tokens.forEach((token, i) => {
-    if (used[i] || token.length < 8) return
+    if (used[i] || token.length < 8 || negated(tokens, i, i + 1)) return
     const near = fuzzyNames.find((f) => oneEditApart(token, f.tokens[0]!))
     if (near) found.push({ slug: near.slug, allergen: near.substance.allergen, span: quoted, confidence: 0.6 })
   })
@@ -283,6 +301,9 @@ export function substanceSlug(slug: string): string | null {
 }
 
 export const CERTIFICATION_SLUGS = new Set([...CERTIFICATIONS.map((c) => c.slug), 'eu-organic'])
+
+/** Every substance slug a caller may name: slugs, E-numbers and name ids (substanceSlug resolves them). */
+export const SUBSTANCE_SLUGS = [...SLUGS.keys()].sort()
 
 /**
  * Certification slugs of label tags as feeds give them (`en:fair-trade`, `en:fr-bio-01`,
