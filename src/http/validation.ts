@@ -21,6 +21,12 @@ function range(min: unknown, max: unknown, unit = ''): string {
 
 function describe(schema: Schema, value?: unknown): string | null {
   if (typeof schema.error === 'string') return schema.error
+  // a value outside a list of known slugs (`x-unknown` names what they are): say which value
+  if (typeof schema['x-unknown'] === 'string' && typeof value === 'string') {
+    const known = schema.anyOf?.map((b) => b.const) ?? []
+    const list = known.length <= 30 ? `; known: ${known.join(', ')}` : ' (the OpenAPI document lists the known ones)'
+    return `unknown ${schema['x-unknown']} ${JSON.stringify(value.slice(0, 100))}${list}`
+  }
   if (schema.type === 'string' && value !== undefined && typeof value !== 'string') {
     const length =
       schema.maxLength !== undefined ? ` of ${range(schema.minLength, schema.maxLength, ' characters')}` : ''

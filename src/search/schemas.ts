@@ -1,37 +1,39 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { ALLERGENS } from '../catalog/ingredients/analyze'
+import { ALLERGENS, CERTIFICATION_SLUGS, SUBSTANCE_SLUGS } from '../catalog/ingredients/analyze'
 import { ShortId } from '../shared/ids'
 import { Chars, Enum, QueryInteger } from '../shared/schema-types'
 import { COLLECTIONS } from './types'
 
-const Slug = (what: string, field: string) =>
-  t.String({
-    'x-field': field,
-    minLength: 1,
-    maxLength: 100,
-    pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
-    error: `must be a ${what} slug: lower-case letters, digits and single hyphens, at most 100 characters`,
-  })
-const Repeatable = <T extends ReturnType<typeof t.String>>(item: T, description: string) =>
+/**
+ * One of the known slugs of a filter: allergens, certifications and substances alike, an unknown
+ * slug is 422 naming the parameter and the slug (`x-unknown`), never a filter that silently matches
+ * nothing (a misspelt `exclude_substances` would otherwise drop nothing).
+ */
+const KnownSlug = (what: string, field: string, slugs: readonly string[]) =>
+  t.Unsafe<string>(
+    t.Union(
+      slugs.map((s) => t.Literal(s)),
+      { 'x-field': field, 'x-unknown': what },
+    ),
+  )
+const Repeatable = (item: ReturnType<typeof KnownSlug>, description: string) =>
   t.Optional(
     t.Array(item, { maxItems: 20, description: `${description}; repeat the parameter for several (at most 20)` }),
   )
 
 /** The catalog filters, shared by search (query parameters) and scoped search keys (a JSON body). */
 const SearchFilters = {
-  exclude_allergens: t.Optional(
-    t.Array(Enum(ALLERGENS, { 'x-field': 'exclude_allergens' }), {
-      maxItems: 20,
-      description: 'drop products whose contains_allergens has any of these (repeatable)',
-    }),
+  exclude_allergens: Repeatable(
+    KnownSlug('allergen', 'exclude_allergens', ALLERGENS),
+    'drop products whose contains_allergens has any of these',
   ),
   certifications: Repeatable(
-    Slug('certification', 'certifications'),
+    KnownSlug('certification', 'certifications', [...CERTIFICATION_SLUGS].sort()),
     'required certifications: drop products lacking any of these',
   ),
   exclude_substances: Repeatable(
-    Slug('substance', 'exclude_substances'),
+    KnownSlug('substance', 'exclude_substances', SUBSTANCE_SLUGS),
     'drop products with a confident (>= 0.8) match of any of these substances; weaker matches stay and are listed in substance_flags. E-number ids (`e250`) or their name ids (`sodium-nitrite`)',
   ),
 }
