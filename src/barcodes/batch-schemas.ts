@@ -10,7 +10,7 @@ export const MAX_BATCH_ITEMS = 10_000
 const MAX_GTIN_LENGTH = 100
 const MAX_LABEL_CHARS = 100
 const OUTPUTS = ['sheet', 'zip'] as const
-/** `output` when a request leaves it out, in the JSON and the CSV form alike. */
+/** `output` when a CSV upload leaves it out (the JSON form names it, contract §8). */
 export const DEFAULT_OUTPUT = 'sheet' satisfies (typeof OUTPUTS)[number]
 
 /**
@@ -25,9 +25,7 @@ export const BATCH_JSON_LIMIT = MAX_BATCH_ITEMS * (ITEM_OVERHEAD + 6 * MAX_GTIN_
 const TEMPLATE_NAMES = Object.keys(TEMPLATES) as (keyof typeof TEMPLATES)[]
 
 const batchOptions = {
-  output: t.Optional(
-    Enum(OUTPUTS, { description: 'sheet (default): a PDF of label sheets; zip: one file per item in `format`' }),
-  ),
+  output: Enum(OUTPUTS, { description: 'sheet: a PDF of label sheets; zip: one file per item in `format`' }),
   template: t.Optional(
     Enum(TEMPLATE_NAMES, { description: 'label sheet, default a4-3x8 (US Letter 3×10 = Avery 5160)' }),
   ),

@@ -51,7 +51,7 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
           ),
         )
       }
-      const { items, output = DEFAULT_OUTPUT, template, ...options } = body as typeof BatchRequest.static
+      const { items, output, template, ...options } = body as typeof BatchRequest.static
       return status(
         202,
         await transaction((tx) =>
@@ -67,7 +67,7 @@ export const barcodeRoutes = new Elysia({ name: 'barcodes', prefix: '/products/a
       detail: {
         tags,
         summary: 'Start a batch export',
-        description: `Up to 10,000 items as JSON (\`items\`, options as in spec #8, \`output\` sheet (default) or zip, \`template\` a4-3x8 or letter-3x10; this route takes JSON bodies up to ${BATCH_JSON_LIMIT} bytes, enough for 10,000 items with the longest labels, where others take 1 MiB) or as a CSV upload (Content-Type text/csv, columns gtin and optional label, options as query parameters; up to 20 MiB). Runs as a pg-boss job: poll the batch for status, progress and per-row errors (invalid rows are skipped), then download. A sheet is a vector PDF of labels, each symbol centred and scaled into its label; the \`label\` of each item is printed above it as searchable, copyable text in an embedded DejaVu Sans subset (Latin with extensions, Greek, Cyrillic, Armenian, Georgian; a character the font cannot draw, such as CJK, Arabic or Hebrew, is shown as the mark U+FFFD and still copies as given). A label line too long for the label shrinks to 1.5 mm, then ends in an ellipsis. An organization may have 2 batches queued or running and start 20 per hour (429 with Retry-After). The output is kept 24 hours after success (\`expires_at\`).`,
+        description: `Up to 10,000 items as JSON (\`items\`, options as in spec #8, \`output\` sheet or zip (a CSV upload's \`output\` defaults to sheet), \`template\` a4-3x8 or letter-3x10; this route takes JSON bodies up to ${BATCH_JSON_LIMIT} bytes, enough for 10,000 items with the longest labels, where others take 1 MiB) or as a CSV upload (Content-Type text/csv, columns gtin and optional label, options as query parameters; up to 20 MiB). Runs as a pg-boss job: poll the batch for status, progress and per-row errors (invalid rows are skipped), then download. A sheet is a vector PDF of labels, each symbol centred and scaled into its label; the \`label\` of each item is printed above it as searchable, copyable text in an embedded DejaVu Sans subset (Latin with extensions, Greek, Cyrillic, Armenian, Georgian; a character the font cannot draw, such as CJK, Arabic or Hebrew, is shown as the mark U+FFFD and still copies as given). A label line too long for the label shrinks to 1.5 mm, then ends in an ellipsis. An organization may have 2 batches queued or running and start 20 per hour (429 with Retry-After). The output is kept 24 hours after success (\`expires_at\`).`,
       },
     },
   )

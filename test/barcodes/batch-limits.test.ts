@@ -72,7 +72,7 @@ describe('barcode batch limits', () => {
     expect(await sql<{ n: number }>('select count(*)::int as n from products')).toEqual(before)
   })
 
-  test('output defaults to sheet in the CSV form as in the JSON form', async () => {
+  test('output defaults to sheet in the CSV form; the JSON form names it (contract §8)', async () => {
     const org = await createOrganization()
     const csv = await call('POST', BATCH, {
       key: org.key,
@@ -82,15 +82,12 @@ describe('barcode batch limits', () => {
     expect(csv.status).toBe(202)
     expect(csv.json).toMatchObject({ total: 1, output: 'sheet', template: 'a4-3x8', format: 'pdf' })
     const json = await call('POST', BATCH, { key: org.key, body: { items: [{ gtin: badGtin(2), label: 'Oat bar' }] } })
-    expect(json.status).toBe(202)
-    expect(json.json).toMatchObject({ total: 1, output: 'sheet', template: 'a4-3x8', format: 'pdf' })
+    expectProblem(json, 422, 'validation_error')
+    expect(json.json.errors[0].field).toBe('output')
     const rows = await sql<{ output: string; label: string }>(
       `select output, items->0->>'label' as label from barcode_batches where organization_id = $1 order by created`,
       [parseId(org.id)],
     )
-    expect(rows).toEqual([
-      { output: 'sheet', label: 'Oat drink' },
-      { output: 'sheet', label: 'Oat bar' },
-    ])
+    expect(rows).toEqual([{ output: 'sheet', label: 'Oat drink' }])
   })
 })
