@@ -118,7 +118,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
       detail: {
         tags,
         summary: 'Rotate the signing secret',
-        description: `Returns the endpoint with its new secret in full. For 24 hours deliveries carry \`v1=\` signed with the new secret and \`v1old=\` signed with the previous one, so receivers can switch without losing events. ${scoped}`,
+        description: `Returns the endpoint with its new secret in full. For 24 hours deliveries carry \`v1=\` signed with the new secret, then the previous secret's signature both as a second \`v1=\` (what Stripe-style verifiers read) and as \`v1old=\`, so receivers can switch without losing events. ${scoped}`,
       },
     },
   )
