@@ -7,6 +7,7 @@ import { db } from '../db/client'
 import { unnestRows } from '../db/params'
 import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import type { Tx } from '../db/tx'
+import { sampleOf } from '../shared/text-records'
 import { upsertOffers } from './offers'
 import { chunkQueue } from './queues'
 import { finishIfComplete, runnerGroup, statementOf } from './runs'
@@ -33,7 +34,8 @@ export async function saveChunk(
   bytesRead: number,
 ) {
   const runId = run.id
-  const records = rows.flatMap((r) => ('record' in r ? [r.record] : []))
+  // each with its line, so that a record the chunk job cannot write is reported where it is
+  const records = rows.flatMap((r) => ('record' in r ? [{ ...r.record, line: r.line }] : []))
   const rejected = rows.flatMap((r) =>
     'rejected' in r ? [{ line: r.line, reason: storable(r.rejected), input: storable(r.input) }] : [],
   )
@@ -60,18 +62,58 @@ export async function saveChunk(
   })
 }
 
-type Keyed = FeedRecord & { key: string; hash: string }
+/** A record as a chunk's payload holds it: with its line in the file, for a rejection's report. */
+type StoredRecord = FeedRecord & { line?: number }
+type Keyed = StoredRecord & { key: string; hash: string }
 
 const hashOf = (r: FeedRecord) =>
   new Bun.CryptoHasher('md5').update(JSON.stringify([r.fields, r.offer ?? null])).digest('hex')
 
+/** A record that could not be written, as its chunk reports it. */
+type Offender = { key: string; row: RejectedRow }
+
+/** What one write of some of a chunk's records came to. */
+type Written = { created: number; updated: number; unchanged: number }
+
+/** The run a chunk belongs to, and whose statement its records become. */
+type ChunkContext = {
+  runId: string
+  run: typeof feedRuns.$inferSelect
+  source: (typeof DATA_SOURCE_OF)[keyof typeof DATA_SOURCE_OF]
+  scope: string
+  runner: string
+  retailer: { id: string; organizationId: string } | undefined
+  statement: ReturnType<typeof statementOf>
+}
+
 /**
- * Writes one chunk (the `feeds.chunk` job), all or nothing, at most once: a chunk already done is
- * skipped, so a retried job writes nothing twice. A record whose content hash matches what the
- * source said last time through the same runner is counted unchanged and written nowhere; the
- * others become candidates of the run's statement (statementOf, replacing that statement's earlier
- * values), their products are promoted in the same transaction, and an affiliate feed's offers are
- * upserted (the retailer's own data, whoever runs its feed).
+ * Errors of the connection, the server or the transaction's luck (SQLSTATE classes 08, 40, 53, 55,
+ * 57, 58): not a record's fault, so the chunk is retried as a whole instead of its records rejected.
+ */
+function transient(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code ?? (err as { cause?: { code?: unknown } })?.cause?.code
+  return typeof code === 'string' && /^(08|40|53|55|57|58)/.test(code)
+}
+
+/** Why a record could not be written, without the statement and parameters a query error quotes. */
+function reasonOf(err: unknown): string {
+  const cause = (err as { cause?: unknown })?.cause
+  const message = cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err)
+  return `not written: ${message}`.slice(0, 500)
+}
+
+/**
+ * Writes one chunk (the `feeds.chunk` job), at most once: a chunk already done is skipped, so a
+ * retried job writes nothing twice. A record whose content hash matches what the source said last
+ * time through the same runner is counted unchanged and written nowhere; the others become
+ * candidates of the run's statement (statementOf, replacing that statement's earlier values), their
+ * products are promoted in the same transaction, and an affiliate feed's offers are upserted (the
+ * retailer's own data, whoever runs its feed).
+ *
+ * One record never stops the others (issue 45, poison never spreads): the records are written in a
+ * savepoint, and when that fails for a reason of the data, each half is tried again on its own
+ * (bisection), down to the single record that fails, which is counted rejected with its line and
+ * the reason. A transient failure (connection, deadlock, …) fails the job, which pg-boss retries.
  */
 export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   const [row] = await tx
@@ -81,33 +123,93 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
     .for('update')
   if (!row || row.status === 'done') return false
   const [run] = await tx.select().from(feedRuns).where(eq(feedRuns.id, runId))
-  const source = DATA_SOURCE_OF[run!.source]
-  const scope = run!.retailerId ?? NIL_SCOPE
-  // what this runner's earlier runs of the source said (the platform's, or one organization's)
-  const runner = run!.contributorId ?? NIL_SCOPE
   const [retailer] = run!.retailerId
     ? await tx
         .select({ id: retailers.id, organizationId: retailers.organizationId })
         .from(retailers)
         .where(eq(retailers.id, run!.retailerId))
     : []
-  const statement = statementOf(run!, retailer?.organizationId ?? null)
+  const context: ChunkContext = {
+    runId,
+    run: run!,
+    source: DATA_SOURCE_OF[run!.source],
+    scope: run!.retailerId ?? NIL_SCOPE,
+    // what this runner's earlier runs of the source said (the platform's, or one organization's)
+    runner: run!.contributorId ?? NIL_SCOPE,
+    retailer,
+    statement: statementOf(run!, retailer?.organizationId ?? null),
+  }
 
   // the newest record of each key (a GTIN; an affiliate feed's item id)
+  const records = (row.payload ?? []) as StoredRecord[]
   const byKey = new Map<string, Keyed>()
-  for (const r of (row.payload ?? []) as FeedRecord[]) {
+  for (const r of records) {
     const key = r.offer ? r.offer.itemId : r.gtin14
     const seen = byKey.get(key)
     if (!seen || r.version >= seen.version) byKey.set(key, { ...r, key, hash: hashOf(r) })
   }
-  const keys = [...byKey.keys()]
+  const offenders: Offender[] = []
+  const written = await writeSurviving(tx, context, [...byKey.values()], offenders)
+
+  const readings: Record<string, number> = {}
+  const refused = new Set(offenders.map((o) => o.key))
+  for (const r of byKey.values()) if (!refused.has(r.key)) readings[r.reading] = (readings[r.reading] ?? 0) + 1
+  const sample = [...(row.rejectedSample as RejectedRow[]), ...offenders.map((o) => o.row)]
+    .sort((a, b) => a.line - b.line)
+    .slice(0, SAMPLE_PER_CHUNK)
+  await tx
+    .update(feedRunChunks)
+    .set({
+      status: 'done',
+      payload: null,
+      created: written.created,
+      updated: written.updated,
+      // records superseded by a newer one of the same key in this chunk are unchanged too
+      unchanged: written.unchanged + (records.length - byKey.size),
+      rejected: row.rejected + offenders.length,
+      rejectedSample: sample,
+      readings,
+      finishedAt: new Date(),
+    })
+    .where(and(eq(feedRunChunks.runId, runId), eq(feedRunChunks.chunk, chunk)))
+  await finishIfComplete(tx, runId)
+  return true
+}
+
+/**
+ * Writes the records in a savepoint; when that fails for a reason of the data, writes each half
+ * the same way, so the records that can be written are, and each one that cannot is an offender.
+ */
+async function writeSurviving(tx: Tx, context: ChunkContext, list: Keyed[], offenders: Offender[]): Promise<Written> {
+  if (list.length === 0) return { created: 0, updated: 0, unchanged: 0 }
+  try {
+    return await tx.transaction((savepoint) => writeRecords(savepoint, context, list))
+  } catch (err) {
+    if (transient(err)) throw err
+    if (list.length === 1) {
+      const { key, line, gtin14, fields, offer } = list[0]!
+      const input = storable(sampleOf(JSON.stringify({ gtin: gtin14, fields, offer })))
+      offenders.push({ key, row: { line: line ?? 0, reason: storable(reasonOf(err)), input } })
+      return { created: 0, updated: 0, unchanged: 0 }
+    }
+    const half = Math.ceil(list.length / 2)
+    const a = await writeSurviving(tx, context, list.slice(0, half), offenders)
+    const b = await writeSurviving(tx, context, list.slice(half), offenders)
+    return { created: a.created + b.created, updated: a.updated + b.updated, unchanged: a.unchanged + b.unchanged }
+  }
+}
+
+/** Writes the given records of a chunk (one per key) in the caller's transaction, all or nothing. */
+async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promise<Written> {
+  const { runId, run, source, scope, runner, retailer, statement } = context
+  const keys = list.map((r) => r.key)
   // this runner's last statement of these keys from this source and feed
-  const recordsOf = (list: string[]) =>
+  const recordsOf = (of: string[]) =>
     and(
       eq(feedRecords.source, source),
       eq(feedRecords.scope, scope),
       eq(feedRecords.contributorId, runner),
-      inArray(feedRecords.key, list),
+      inArray(feedRecords.key, of),
     )
   const known = new Map(
     keys.length
@@ -126,7 +228,7 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   )
   const changed: Keyed[] = []
   const unchanged: string[] = []
-  for (const r of byKey.values()) {
+  for (const r of list) {
     const k = known.get(r.key)
     const olderInThisRun = k && k.lastRunId === runId && k.version > r.version
     if (olderInThisRun || k?.hash === r.hash) unchanged.push(r.key)
@@ -153,7 +255,7 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
     await tx.execute(sql`insert into feed_records
         (source, scope, contributor_id, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
       select ${source}, ${scope}::uuid, ${runner}::uuid, key, gtin, product_id, content_hash, version, reading,
-        ${runId}::uuid, ${run!.full ? runId : null}::uuid
+        ${runId}::uuid, ${run.full ? runId : null}::uuid
       from ${unnestRows(changed, 'r', {
         key: ['text', (r) => r.key],
         gtin: ['text', (r) => r.gtin14],
@@ -169,18 +271,16 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   if (unchanged.length)
     await tx
       .update(feedRecords)
-      .set({ lastRunId: runId, ...(run!.full ? { fullRunId: runId } : {}) })
+      .set({ lastRunId: runId, ...(run.full ? { fullRunId: runId } : {}) })
       .where(recordsOf(unchanged))
   if (retailer)
     await upsertOffers(
       tx,
       retailer,
       changed.map((r) => ({ productId: ids.get(r.gtin14)!, gtin14: r.gtin14, offer: r.offer! })),
-      run!.created,
+      run.created,
     )
 
-  const readings: Record<string, number> = {}
-  for (const r of byKey.values()) readings[r.reading] = (readings[r.reading] ?? 0) + 1
   // a product counts as created once, by the first record that made it
   const counted = new Set<string>()
   let createdCount = 0
@@ -191,18 +291,5 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
       createdCount++
     }
   }
-  await tx
-    .update(feedRunChunks)
-    .set({
-      status: 'done',
-      payload: null,
-      created: createdCount,
-      updated: changed.length - createdCount,
-      unchanged: unchanged.length + (row.read - row.rejected - byKey.size),
-      readings,
-      finishedAt: new Date(),
-    })
-    .where(and(eq(feedRunChunks.runId, runId), eq(feedRunChunks.chunk, chunk)))
-  await finishIfComplete(tx, runId)
-  return true
+  return { created: createdCount, updated: changed.length - createdCount, unchanged: unchanged.length }
 }

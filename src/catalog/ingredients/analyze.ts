@@ -259,7 +259,10 @@ function certificationsOf(folded: string): string[] {
   return [...found]
 }
 
-export function analyzeIngredients(text: string): IngredientAnalysis {
+export function analyzeIngredients(given: string | null | undefined): IngredientAnalysis {
+  // a product without ingredient text (a feed line with only label tags) is analysed as an empty
+  // text: no allergens, no substances, rather than a throw that would stop the whole chunk
+  const text = given ?? ''
   const folding = foldWithOrigin(text)
   const { ingredients, traces } = separateTraces(folding.folded)
   const inIngredients = spansOf(ingredients, folding, text).flatMap(matchSpan)
