@@ -42,6 +42,9 @@ function originCountry(origins: string | undefined, lc: string): string | undefi
     .map((s) => s.trim())
     .filter(Boolean)
   if (parts.length !== 1) return undefined
+  // a code as given ("be", "BE") is taken as the code, stored upper-case as the API stores it
+  const given = parts[0]!.toUpperCase()
+  if (/^[A-Z]{2}$/.test(given) && ASSIGNED_COUNTRIES.has(given)) return given
   const code = countries.getAlpha2Code(parts[0]!, lc) ?? countries.getAlpha2Code(parts[0]!, 'en')
   return code && ASSIGNED_COUNTRIES.has(code) ? code : undefined
 }

@@ -5,7 +5,10 @@
  * amount. A metric figure given next to an imperial one is taken as printed; a multipack counts
  * its units ("5 x 40 g" is 200 g).
  */
-export type NetContent = { value: number; uom: 'GRM' | 'MLT' }
+export type NetContent = { value: number; uom: 'GRM' | 'MLT' | 'EA' }
+
+/** Items counted, not weighed: "1 pièce", "12 pcs", "24 count", "6 ct" (the spec's unit EA). */
+const EACH = { uom: 'EA', factor: 1 } as const
 
 const UNITS: Record<string, { uom: NetContent['uom']; factor: number }> = {
   mg: { uom: 'GRM', factor: 0.001 },
@@ -39,18 +42,28 @@ const UNITS: Record<string, { uom: NetContent['uom']; factor: number }> = {
   qt: { uom: 'MLT', factor: 946.352946 },
   gal: { uom: 'MLT', factor: 3785.411784 },
   gll: { uom: 'MLT', factor: 3785.411784 },
+  piece: EACH,
+  pieces: EACH,
+  pièce: EACH,
+  pièces: EACH,
+  pc: EACH,
+  pcs: EACH,
+  count: EACH,
+  ct: EACH,
+  ea: EACH,
 }
 
 const NUMBER = String.raw`(\d+(?:[.,]\d+)?(?:\s*/\s*\d+)?)`
-const UNIT = String.raw`(fl\.?\s*oz|[a-z]+)`
-const AMOUNT = new RegExp(String.raw`${NUMBER}\s*${UNIT}\b`, 'gi')
+// letters of any script ("pièce"); the end of the unit is the end of its letters, as \b knows ASCII only
+const UNIT = String.raw`(fl\.?\s*oz|\p{L}+)`
+const AMOUNT = new RegExp(String.raw`${NUMBER}\s*${UNIT}(?!\p{L})`, 'giu')
 const METRIC = /^(m?g|kg|gr|grams?|[mcd]?l|litres?|liters?)$/i
 const PACK = /^\s*(\d+)\s*[x×*]\s*/i
 
 const round = (n: number) => Math.round(n * 100) / 100
 
 function amountOf(number: string, unit: string): NetContent | null {
-  const key = unit.toLowerCase().replace(/\./g, '').replace(/\s+/g, ' ')
+  const key = unit.normalize('NFC').toLowerCase().replace(/\./g, '').replace(/\s+/g, ' ')
   const known = UNITS[key]
   if (!known) return null
   const [whole, fraction] = number.split('/')
@@ -78,6 +91,6 @@ export function parseQuantity(text: string | null | undefined): NetContent | nul
 export function quantityOf(value: unknown, unit: unknown): NetContent | null {
   const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.replace(',', '.')) : NaN
   if (!Number.isFinite(n) || n <= 0 || typeof unit !== 'string') return null
-  const known = UNITS[unit.trim().toLowerCase()]
+  const known = UNITS[unit.normalize('NFC').trim().toLowerCase()]
   return known ? { value: round(n * known.factor), uom: known.uom } : null
 }

@@ -1,5 +1,5 @@
 import { Value } from '@sinclair/typebox/value'
-import { PRODUCT_FIELDS, type ProductField } from '../src/catalog/fields'
+import { normalizeField, PRODUCT_FIELDS, type ProductField } from '../src/catalog/fields'
 import { expandUpcE, rangeProblem, readGtin } from '../src/catalog/gtin'
 
 /** What a source says of a product: values of the product field list, its brand, and label tags. */
@@ -94,7 +94,7 @@ export function text(value: unknown, name: string): string | undefined {
  */
 export function checkedFields(fields: FeedFields): FeedFields {
   const out: FeedFields = {}
-  for (const [name, value] of Object.entries(fields)) {
+  for (let [name, value] of Object.entries(fields)) {
     if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) continue
     if (unstorable(value)) throw new RowError(`${name} ${UNSTORABLE}`)
     if (name === 'brand') {
@@ -106,6 +106,8 @@ export function checkedFields(fields: FeedFields): FeedFields {
         const error = [...Value.Errors(def.input, value)][0]
         throw new RowError(`${name}: ${error?.message ?? 'invalid value'}`)
       }
+      // stored as the API stores it ("be" -> "BE"), so the record's content hash is of that value
+      value = normalizeField(name as ProductField, value)
     }
     ;(out as Record<string, unknown>)[name] = value
   }

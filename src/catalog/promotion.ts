@@ -7,7 +7,7 @@ import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import { notFound } from '../shared/errors'
 import { brandKey, brandsFor } from './brands'
-import { type ContributableField, FIELD_COLUMNS, type ProductField } from './fields'
+import { type ContributableField, FIELD_COLUMNS, normalizeField, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
 import { type Candidate, candidatesOfMany, decide, recordCandidates, summarize, type Winner } from './provenance'
@@ -26,7 +26,11 @@ export async function contribute(ex: Executor, organizationId: string, gtinInput
   return inTransaction(ex, async (tx) => {
     const found = await findProduct(tx, gtin)
     if (!found) throw notFound('product')
-    await recordCandidates(tx, found.product.id, fields, 'crowd_sourced', organizationId)
+    // stored as the API stores a product's own values ("us" -> "US"), so they agree with them
+    const normalized = Object.fromEntries(
+      Object.entries(fields).map(([field, value]) => [field, normalizeField(field as ProductField, value)]),
+    )
+    await recordCandidates(tx, found.product.id, normalized, 'crowd_sourced', organizationId)
     await promoteQueue.send(tx, { productId: found.product.id })
     return { gtin, accepted: Object.keys(fields), status: 'queued for promotion' }
   })

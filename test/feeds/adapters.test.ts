@@ -27,6 +27,12 @@ describe('net content', () => {
   })
   test('nothing readable is null; a numeric product_quantity with its unit', () => {
     expect(parseQuantity('a bag')).toBeNull()
+    // items counted (issue 45): the count in the spec's unit EA, whatever the language
+    for (const text of ['1 pièce', '1 Pièce', '1 piece', '1 pcs', '1 count', '1 ct'])
+      expect(parseQuantity(text)).toEqual({ value: 1, uom: 'EA' })
+    expect(parseQuantity('12 pcs')).toEqual({ value: 12, uom: 'EA' })
+    expect(parseQuantity('6 x 2 pièces')).toEqual({ value: 12, uom: 'EA' })
+    expect(parseQuantity('4 pièces (200 g)')).toEqual({ value: 200, uom: 'GRM' })
     expect(parseQuantity('')).toBeNull()
     expect(quantityOf('500', 'g')).toEqual({ value: 500, uom: 'GRM' })
     expect(quantityOf(1.5, 'l')).toEqual({ value: 1500, uom: 'MLT' })
