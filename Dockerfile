@@ -2,7 +2,7 @@
 # Bun is a runtime dependency (package.json "dependencies"), so the production install, which
 # leaves devDependencies out, still has ./node_modules/.bin/bun. test/e2e/image-install.test.ts
 # replays this file's install step and command without a Docker engine.
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production DATA_DIR=/data
 COPY package.json package-lock.json ./
