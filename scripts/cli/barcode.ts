@@ -9,7 +9,7 @@ import { symbolOptions, withDefaults } from '../../src/barcodes/schemas'
 import { TEMPLATES, type TemplateName } from '../../src/barcodes/sheet'
 import { fieldErrors } from '../../src/http/validation'
 import { AppError } from '../../src/shared/errors'
-import { exits } from './command'
+import { exits, fileErrorWords, plural } from './command'
 import { progressReporter } from './progress'
 
 const Options = t.Object(symbolOptions)
@@ -80,7 +80,9 @@ async function batch(values: BatchOptions): Promise<number> {
   try {
     items = itemsFromCsv(readFileSync(values.input, 'utf8'))
   } catch (err) {
-    console.error(err instanceof AppError ? err.message : `cannot read ${values.input}`)
+    console.error(
+      err instanceof AppError ? csvProblem(values.input, err) : `cannot read ${values.input}: ${fileErrorWords(err)}`,
+    )
     return 2
   }
   const progress = await progressReporter(items.length, 'rendered')
@@ -92,6 +94,17 @@ async function batch(values: BatchOptions): Promise<number> {
   )
   progress.stop()
   for (const e of errors) console.error(`row ${e.row} (${e.input}): ${e.reason}`)
-  console.log(`${rendered} labels written to ${output}; ${errors.length} rows skipped`)
+  console.log(`${plural(rendered, 'label')} written to ${output}; ${plural(errors.length, 'row')} skipped`)
   return 0
+}
+
+/**
+ * The CSV's problem as the CLI's user meets it: the file named, no request `body`, and the row
+ * limit with what to do about it (the API's words are about a request).
+ */
+function csvProblem(file: string, err: AppError): string {
+  const reason = err.errors?.[0]?.message ?? err.message
+  const over = /at most (\d+) rows; got (\d+)/.exec(reason)
+  if (over) return `${file} has ${over[2]} rows; one run renders at most ${over[1]}: split the file and run each part`
+  return `${file}: ${reason}`
 }

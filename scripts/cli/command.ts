@@ -1,4 +1,5 @@
-import { type Command, CommanderError } from 'commander'
+import { accessSync, constants, statSync } from 'node:fs'
+import { type Command, CommanderError, Help, type Option } from 'commander'
 
 /** What a command's action answers: the process exit status (2 = bad usage, as commander's errors). */
 export type Action<A extends unknown[]> = (...args: A) => Promise<number>
@@ -34,8 +35,7 @@ export function everyCommand(program: Command): string {
       lines.push('', `  ${[...path, cmd.name()].join(' ')} ${cmd.usage()}`.trimEnd(), `      ${cmd.description()}`)
       for (const option of help.visibleOptions(cmd)) {
         if (option.long === '--help') continue
-        const required = option.mandatory ? ' (required)' : ''
-        lines.push(`      ${help.optionTerm(option).padEnd(28)} ${help.optionDescription(option)}${required}`)
+        lines.push(`      ${help.optionTerm(option).padEnd(28)} ${help.optionDescription(option)}`)
       }
       return
     }
@@ -48,4 +48,56 @@ export function everyCommand(program: Command): string {
 /** Collects a repeatable option's values. */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value]
+}
+
+/**
+ * Help that marks mandatory options "(required)", in each command's own `--help` as in the root's
+ * list: commander enforces `requiredOption` but its help does not say so. Set on the root before
+ * the commands are added, which copy it.
+ */
+export function markRequired(program: Command): Command {
+  return program.configureHelp({
+    optionDescription(this: Help, option: Option) {
+      const described = Help.prototype.optionDescription.call(this, option)
+      return option.mandatory ? `${described} (required)` : described
+    },
+  })
+}
+
+/** `1 row`, `2 rows`: a count with its noun in the right number (nouns here take an s). */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
+
+/** A file system error in words, without the code and the system call (`ENOENT … stat`). */
+export function fileErrorWords(err: unknown): string {
+  const e = err as NodeJS.ErrnoException
+  switch (e?.code) {
+    case 'ENOENT':
+      return 'no such file'
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied'
+    case 'EISDIR':
+      return 'it is a folder, not a file'
+    case 'ENOTDIR':
+      return 'a part of the path is not a folder'
+    default:
+      return e?.message ?? String(err)
+  }
+}
+
+/**
+ * Why a file named on the command line cannot be read, as a sentence naming it as it was typed
+ * (`cannot read gtins.csv: no such file`), or null when it can. Checked before a command opens the
+ * database, so a typo costs nothing and never surfaces as a raw ENOENT from deeper code.
+ */
+export function unreadable(path: string, folderToo = false): string | null {
+  try {
+    if (!folderToo && statSync(path).isDirectory()) return `cannot read ${path}: it is a folder, not a file`
+    accessSync(path, constants.R_OK)
+    return null
+  } catch (err) {
+    return `cannot read ${path}: ${fileErrorWords(err)}`
+  }
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { exits } from './command'
+import { exits, plural } from './command'
 import { withDatabase } from './database'
 
 type ReplayOptions = { organization: string; endpoint: string; since: string; json?: boolean }
@@ -41,7 +41,8 @@ async function replay(values: ReplayOptions): Promise<number> {
     try {
       const result = await recoverEndpoint(db, organizationId, endpointId, since)
       if (values.json) console.log(JSON.stringify(result))
-      else console.log(`${result.queued} events queued to endpoint ${result.endpoint_id} since ${result.since}`)
+      else
+        console.log(`${plural(result.queued, 'event')} queued to endpoint ${result.endpoint_id} since ${result.since}`)
       return 0
     } catch (err) {
       if (!(err instanceof AppError)) throw err

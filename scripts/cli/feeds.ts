@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { type Command, Option } from 'commander'
 import { FEED_FORMATS } from '../../src/db/schema/feeds'
-import { exits } from './command'
+import { exits, unreadable } from './command'
 import { withDatabase } from './database'
 import { progressReporter } from './progress'
 
@@ -46,6 +46,12 @@ export function feedsCommands(program: Command) {
  * prints the counts (or the run as JSON with --json). Exit 1 when the run failed.
  */
 async function importFeed(values: ImportOptions): Promise<number> {
+  // the USDA CSV download is a folder of files; every other feed is one file
+  const problem = unreadable(values.file, values.source === 'usda')
+  if (problem) {
+    console.error(problem)
+    return 2
+  }
   const { createQueues } = await import('../../jobs')
   const { bind } = await import('../../jobs/binding')
   const { feedsChunk, feedsImport } = await import('../../jobs/feeds')
@@ -104,6 +110,11 @@ async function showSchedules(values: { file?: string; count: string }): Promise<
   if (!Number.isInteger(count) || count < 1 || count > 100) {
     console.error('--count must be a whole number from 1 to 100')
     return 2
+  }
+  const problem = unreadable(file)
+  if (problem) {
+    console.error(problem)
+    return 1
   }
   let entries: Awaited<ReturnType<typeof loadSchedules>>
   try {

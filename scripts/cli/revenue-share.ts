@@ -2,7 +2,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { Command } from 'commander'
 import { CalculateBody } from '../../src/advertising/schemas'
 import { fieldErrors } from '../../src/http/validation'
-import { exits } from './command'
+import { exits, plural } from './command'
 import { withDatabase } from './database'
 
 type CalculateOptions = { period?: string; rate?: string; json?: boolean }
@@ -46,7 +46,7 @@ async function calculate(values: CalculateOptions): Promise<number> {
     }
     // the other retailers' shares are written; the failed ones are named, and the exit status says so
     for (const f of failures) console.error(`retailer ${f.retailer_id}: not calculated: ${f.reason}`)
-    if (!values.json) console.log(`${body.period}: ${shares.length} shares calculated or changed`)
+    if (!values.json) console.log(`${body.period}: ${plural(shares.length, 'share')} calculated or changed`)
     return failures.length > 0 ? 1 : 0
   })
 }

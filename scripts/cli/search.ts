@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { exits } from './command'
+import { exits, plural } from './command'
 import { withDatabase } from './database'
 import { progressReporter } from './progress'
 
@@ -30,7 +30,9 @@ async function reindex(): Promise<number> {
       bars.get(collection)!.update(done)
     })
     for (const bar of bars.values()) bar.stop()
-    console.log(`indexed ${totals.product} products, ${totals.brand} brands, ${totals.retailer} retailers`)
+    console.log(
+      `indexed ${plural(totals.product, 'product')}, ${plural(totals.brand, 'brand')}, ${plural(totals.retailer, 'retailer')}`,
+    )
     return 0
   })
 }
