@@ -94,7 +94,14 @@ function routeSchemas(route: AnyElysia['routes'][number]): RouteSchemas {
 export function docs(app: () => AnyElysia) {
   let document: Record<string, unknown> | null = null
   const build = () => {
-    const { paths, components } = toOpenAPISchema(app(), { paths: [/^\/docs/] }, undefined, undefined, '3.1.0')
+    // staticFile: false, or a path with a dot (/.well-known/gs1resolver) is taken for a static file and left out
+    const { paths, components } = toOpenAPISchema(
+      app(),
+      { paths: [/^\/docs/], staticFile: false },
+      undefined,
+      undefined,
+      '3.1.0',
+    )
     return finalizeDocument(
       {
         openapi: '3.1.0',

@@ -36,6 +36,23 @@ export function linkTypeTitle(linkType: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
+const TERM = /^[A-Za-z][A-Za-z0-9]*$/
+
+/**
+ * A `linkType` query value as a CURIE (`https://gs1.org/voc/pip`, the form linksets use, is
+ * `gs1:pip`), or null when it has no link type's form. A well-formed term the vocabulary lacks is
+ * returned too: the item has no such link (404), as GS1's resolver test suite expects.
+ */
+export function linkTypeCurie(value: string): string | null {
+  if (LINK_TYPES.has(value)) return value
+  const term = value.startsWith('gs1:')
+    ? value.slice(4)
+    : value.startsWith(GS1_VOC)
+      ? value.slice(GS1_VOC.length)
+      : null
+  return term !== null && TERM.test(term) ? `gs1:${term}` : null
+}
+
 export const linkTypeProblem = (value: string) =>
   LINK_TYPES.has(value) ? null : 'must be a GS1 Web Vocabulary link type in CURIE form, such as gs1:pip'
 

@@ -130,12 +130,13 @@ export function anchorOf(origin: string, request: LinkRequest): string {
 
 /**
  * The RFC 9264 linkset of every link that holds now: for each link type, the rules of the most
- * specific scope that offers it, and exactly one `gs1:defaultLink`.
+ * specific scope that offers it, and exactly one `gs1:defaultLink`. `itemDescription`, which GS1's
+ * linkset schema requires, names the item (the product's name; its GTIN when it has none).
  */
-export function linksetOf(anchor: string, evaluations: Evaluation[]): Linkset | null {
+export function linksetOf(anchor: string, itemDescription: string, evaluations: Evaluation[]): Linkset | null {
   const rules = applicable(evaluations)
   if (rules.length === 0) return null
-  const set: { anchor: string } & Record<string, string | Link[]> = { anchor }
+  const set: { anchor: string } & Record<string, string | Link[]> = { anchor, itemDescription }
   set[relation(DEFAULT_LINK)] = [link(defaults(evaluations)[0]!)]
   const typed = new Map<string, CompiledRule[]>()
   for (const rule of rules) {

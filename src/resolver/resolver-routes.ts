@@ -14,8 +14,8 @@ import { logRequest, newRequestId } from '../http/request-context'
 import { pathOf, queryOf } from '../http/url'
 import { AppError } from '../shared/errors'
 import type { Place } from './conditions'
-import { parseDigitalLinkPath } from './digital-link'
-import { GS1_VOC, LINK_TYPES } from './formats'
+import { checkDataAttributes, parseDigitalLinkPath } from './digital-link'
+import { GS1_VOC, linkTypeCurie } from './formats'
 import { anchorOf, choicesOf, choose, evaluate, explanation, linksetOf, type Outcome, redirectTarget } from './resolve'
 import { type ProductRef, ruleIndex } from './rule-index'
 
@@ -30,6 +30,9 @@ const PREFLIGHT = {
   allow: 'GET, HEAD, OPTIONS',
 }
 const LINKSET_TYPE = 'application/linkset+json'
+/** The JSON-LD context of a linkset's link type URIs (GS1 Conformant Resolver 1.2, linkset responses). */
+const CONTEXT_LINK = `<${GS1_VOC}?show=linktypes>; rel="http://www.w3.org/ns/json-ld#context"; type="application/ld+json"`
+const linksetLink = (anchor: string) => `<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`
 const ANONYMOUS = {
   name: 'resolve-anonymous',
   points: config.RESOLVER_ANONYMOUS_PER_MINUTE,
@@ -109,12 +112,15 @@ function resolveNow(
   const query = search ? new URLSearchParams(search) : NO_QUERY
   const headers = request.headers
   const scan = parseDigitalLinkPath(pathOf(href))
+  if (query !== NO_QUERY) checkDataAttributes(query)
   const linkTypeParam = query.get('linkType')
   const linkset = wantsLinkset(linkTypeParam, headers.get('accept'))
-  if (linkTypeParam !== null && !linkset && !LINK_TYPES.has(linkTypeParam))
+  // a link type the item lacks, known or not, is 404 below; only a value of no link type's form is 400
+  const asked = linkTypeParam === null || linkset ? null : linkTypeCurie(linkTypeParam)
+  if (linkTypeParam !== null && !linkset && asked === null)
     throw new AppError(
       'invalid_digital_link',
-      `linkType ${linkTypeParam} is not a GS1 Web Vocabulary link type (gs1:pip, …) or linkset`,
+      `linkType ${linkTypeParam} is not a GS1 link type (gs1:pip or ${GS1_VOC}pip, …) or linkset`,
     )
   if (!indexWaited && !ruleIndex.isReady())
     return ruleIndex.ready().then(() => resolveNow(request, server, limitHeaders, requestId, loaded, true))
@@ -129,7 +135,7 @@ function resolveNow(
   const withheld = product.claimStatus !== null && WITHHELD.has(product.claimStatus)
   const evaluations = withheld ? [] : evaluate(ruleIndex.rulesFor(product, scan.lot, scan.serial), now, place)
   const anchor = anchorOf(publicOrigin(request, server), scan)
-  const linkType = linkset || linkTypeParam === null ? undefined : linkTypeParam
+  const linkType = asked ?? undefined
   const outcome: Outcome = withheld
     ? { kind: 'none', reason: withheldReason(product.claimStatus!) }
     : choose(evaluations, linkType)
@@ -145,7 +151,7 @@ function resolveNow(
       common,
     )
   if (linkset) {
-    const body = linksetOf(anchor, evaluations)
+    const body = linksetOf(anchor, product.name || product.gtin, evaluations)
     if (!body)
       throw new AppError(
         'not_found',
@@ -156,8 +162,11 @@ function resolveNow(
     const cached = (headers.get('if-none-match') ?? '')
       .split(',')
       .some((tag) => tag.trim().replace(/^W\//, '') === etag)
-    if (cached) return new Response(null, { status: 304, headers: { ...CORS, ...common, etag } })
-    return new Response(text, { status: 200, headers: { ...CORS, ...common, 'content-type': LINKSET_TYPE, etag } })
+    if (cached) return new Response(null, { status: 304, headers: { ...CORS, ...common, etag, link: CONTEXT_LINK } })
+    return new Response(text, {
+      status: 200,
+      headers: { ...CORS, ...common, 'content-type': LINKSET_TYPE, etag, link: CONTEXT_LINK },
+    })
   }
   if (outcome.kind === 'none') throw new AppError('not_found', outcome.reason)
   if (outcome.kind === 'choices')
@@ -165,7 +174,7 @@ function resolveNow(
   // the hot answer: one headers object, no spreads
   Object.assign(common, CORS)
   common.location = redirectTarget(outcome.rule, query)
-  common.link = `<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`
+  common.link = linksetLink(anchor)
   return new Response(null, { status: 307, headers: common })
 }
 
@@ -184,7 +193,10 @@ const Linkset = t.Object(
   {
     linkset: t.Array(
       t.Object(
-        { anchor: t.String({ description: 'the Digital Link URI resolved' }) },
+        {
+          anchor: t.String({ description: 'the Digital Link URI resolved' }),
+          itemDescription: t.String({ description: "the product's name, or its GTIN when it has none" }),
+        },
         {
           additionalProperties: t.Array(
             t.Object({
@@ -235,6 +247,17 @@ const DESCRIPTION = [
   '307 to the target, with the request\'s query passed on (less linkType, explain, country, region, city), the rule\'s section_anchor as fragment, and `Link: <…?linkType=linkset>; rel="linkset"`. `linkType=linkset` (or `all`), or `Accept: application/linkset+json`, answers 200 with the RFC 9264 linkset instead: per link type the links of the most specific scope offering it, and exactly one gs1:defaultLink; it carries an ETag and answers 304 to If-None-Match. CORS is open for GET, HEAD and OPTIONS.',
 ].join('\n\n')
 
+/** A preflight's headers; on a Digital Link URI, the linkset `Link` a GET of it carries too. */
+function preflight(request: Request, server: Listener | null): Record<string, string> {
+  const headers: Record<string, string> = { ...CORS, ...PREFLIGHT }
+  try {
+    headers.link = linksetLink(anchorOf(publicOrigin(request, server), parseDigitalLinkPath(pathOf(request.url))))
+  } catch {
+    // not a valid Digital Link URI: a GET of it is 400, with no Link either
+  }
+  return headers
+}
+
 const scanRoutes = new Elysia({ name: 'digital-link-paths' }).use(auth)
 for (const tail of PATHS)
   scanRoutes.get(`/01/:gtin${tail}`, ({ request, server, caller }) => resolveScan(request, server, caller), {
@@ -262,7 +285,7 @@ for (const tail of PATHS)
     },
   })
 
-const SCAN = /^\/01\/[^?]*[^/?]$/
+const SCAN = /^\/01\/[^/?]/
 
 /** The edge's checks, the key, then the answer: without a promise when the key is cached. */
 function scan(request: Request, server: Server<unknown>, url: string, path: string, id: string): Answer {
@@ -296,8 +319,9 @@ type Fallback = { handle: (request: Request) => Promise<Response> }
  * hooks, the after-response task each request schedules): measured in scripts/bench/resolve.ts,
  * that machinery cost more than the resolution. The function keeps the service's conventions
  * with the same code the app uses: the request id, the edge's limits on head, path and query,
- * the key check, problem+json, the request log line. A path it does not serve (a trailing slash,
- * for its 308) goes on to the app. The Elysia routes of the same paths declare these answers in
+ * the key check, problem+json, the request log line. A path with a trailing slash is the same
+ * resource here (contract §2, GS1 Conformant Resolver), not a 308 as elsewhere. A path it does not
+ * serve (one that Bun's dot-segment resolution took out of /01/) goes on to the app. The Elysia routes of the same paths declare these answers in
  * the OpenAPI document and serve requests given to app.handle.
  */
 export function scanServeRoutes(app: () => Fallback) {
@@ -319,7 +343,10 @@ export function scanServeRoutes(app: () => Fallback) {
         .then((response) => logged(response, request, path, id, began))
     return logged(answered, request, path, id, began)
   }
-  return Object.fromEntries(PATHS.map((tail) => [`/01/:gtin${tail}`, { GET: serve, HEAD: serve }]))
+  const methods = { GET: serve, HEAD: serve }
+  // Elysia strips a route's trailing slash before Bun sees it: the wildcard takes the slash forms
+  // (and any malformed path under /01/, which the scan refuses with 400 as the app would)
+  return { ...Object.fromEntries(PATHS.map((tail) => [`/01/:gtin${tail}`, methods])), '/01/*': methods }
 }
 
 /** Public GS1 Digital Link resolving (contract §2) and the resolver's description file. */
@@ -330,21 +357,24 @@ export const resolverRoutes = new Elysia({ name: 'digital-link' })
     optionalAuth: true,
     detail: { hide: true },
   })
-  .options('/01/*', () => new Response(null, { status: 204, headers: { ...CORS, ...PREFLIGHT } }), {
+  .options('/01/*', ({ request, server }) => new Response(null, { status: 204, headers: preflight(request, server) }), {
     detail: { hide: true },
   })
   .get(
     '/.well-known/gs1resolver',
-    ({ request, server }) => ({
-      name: 'GTIN catalog resolver',
-      resolverRoot: publicOrigin(request, server),
-      supportedPrimaryKeys: ['01'],
-      supportedLinkType: [{ namespace: GS1_VOC, prefix: 'gs1:' }],
-      linkTypeDefaultCanBeLinkset: false,
-      supportedContextValuesExternal: [
-        { nameOfList: 'ISO 3166-1 alpha-2 and ISO 3166-2', url: 'https://www.iso.org/iso-3166-country-codes.html' },
-      ],
-    }),
+    ({ request, server, set }) => {
+      Object.assign(set.headers, CORS)
+      return {
+        name: 'GTIN catalog resolver',
+        resolverRoot: publicOrigin(request, server),
+        supportedPrimaryKeys: ['01'],
+        supportedLinkType: [{ namespace: GS1_VOC, prefix: 'gs1:' }],
+        linkTypeDefaultCanBeLinkset: false,
+        supportedContextValuesExternal: [
+          { nameOfList: 'ISO 3166-1 alpha-2 and ISO 3166-2', url: 'https://www.iso.org/iso-3166-country-codes.html' },
+        ],
+      }
+    },
     {
       response: {
         200: t.Object({
@@ -355,12 +385,17 @@ export const resolverRoutes = new Elysia({ name: 'digital-link' })
           linkTypeDefaultCanBeLinkset: t.Boolean(),
           supportedContextValuesExternal: t.Array(t.Object({ nameOfList: t.String(), url: t.String() })),
         }),
+        // the edge's refusals, as on every route
+        405: Problem,
+        414: Problem,
+        431: Problem,
       },
       detail: {
         tags: ['Resolver'],
         summary: 'Describe the resolver (GS1 resolver description file)',
+        security: [],
         description:
-          'The GS1-Conformant Resolver description: root, primary keys (01), link type namespace, whether linkset is the default.',
+          'The GS1-Conformant Resolver description: root, primary keys (01), link type namespace, whether linkset is the default. Public, readable cross-origin (CORS open).',
       },
     },
   )

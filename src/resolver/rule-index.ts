@@ -8,11 +8,13 @@ import { type CompiledRule, compileRule, Interner } from './conditions'
 
 /**
  * A product as the resolver needs it: which organization holds it, which brand it is, and whether
- * the claim stands (`claimStatus` disputed or rejected: its links are withheld).
+ * the claim stands (`claimStatus` disputed or rejected: its links are withheld); its name describes
+ * it in linksets (`itemDescription`).
  */
 export type ProductRef = {
   id: string
   gtin: string
+  name: string
   ownerId: string | null
   brandId: string | null
   claimStatus: string | null
@@ -31,6 +33,7 @@ const byOrder = (a: CompiledRule, b: CompiledRule) => a.orderIndex - b.orderInde
 const PRODUCT_REF = {
   id: products.id,
   gtin: products.gtin,
+  name: products.productName,
   ownerId: products.ownerId,
   brandId: products.brandId,
   claimStatus: products.claimVerificationStatus,
@@ -196,6 +199,7 @@ class RuleIndex {
     return {
       id: shared.string(row.id),
       gtin: row.gtin,
+      name: row.name,
       ownerId: shared.string(row.ownerId),
       brandId: shared.string(row.brandId),
       claimStatus: row.claimStatus,

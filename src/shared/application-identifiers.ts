@@ -13,6 +13,7 @@ type Toolkit = {
   aitable: ToolkitEntry[]
   aiQualifiers: Record<string, string[]>
   dateSemantics: Record<string, string[]>
+  aiMaps: { identifiers: string[]; qualifiers: string[] }
 }
 
 /** One component of a format: N digits, X GS1 set 82, Y set 39, Z set 64 (base64url). */
@@ -188,6 +189,16 @@ export function parseAiString(input: string): { elements: AiElement[] } | { prob
   if (elements.length === 0) return { problem: 'no Application Identifier found' }
   return { elements }
 }
+
+// every primary key and key qualifier: they belong in a Digital Link's path, never its query
+const PATH_AIS: ReadonlySet<string> = new Set([
+  ...toolkit.aiMaps.identifiers,
+  ...toolkit.aiMaps.qualifiers,
+  ...Object.values(LATER_QUALIFIERS).flatMap((sequences) => sequences.flat()),
+])
+
+/** Whether `ai` is a Digital Link primary key or key qualifier (not a data attribute). */
+export const isDigitalLinkKey = (ai: string) => PATH_AIS.has(ai)
 
 /**
  * The key qualifiers a Digital Link primary key takes, as alternative ordered sequences: for a

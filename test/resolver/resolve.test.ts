@@ -76,7 +76,8 @@ describe('resolving: redirects and GTIN forms', () => {
         code: 'invalid_digital_link',
       })
     }
-    expectProblem(await get(`/01/${p.gtin}?linkType=gs1:nope`), 400, 'invalid_digital_link')
+    // a link type of no link type's form (issue 46: a well-formed unknown one is 404, conformance-2.test.ts)
+    expectProblem(await get(`/01/${p.gtin}?linkType=nope`), 400, 'invalid_digital_link')
     // a path that does not decode to text is refused at the edge, as on every route
     expectProblem(await get(`/01/${p.gtin}/10/%E0%A4%A`), 422, 'validation_error')
     expectProblem(await get(`/01/${p.gtin}?utm=%00`), 422, 'validation_error')
@@ -109,11 +110,12 @@ describe('resolving: redirects and GTIN forms', () => {
     expect(long.headers.get('access-control-allow-origin')).toBe('*')
   })
 
-  test('a trailing slash redirects (308) to the declared form', async () => {
+  test('a trailing slash is the same resource (contract §2: the resolver paths excepted from the 308)', async () => {
     const p = await ownedProduct(org)
+    await createRule(org, { scope_type: 'PRODUCT', product_id: p.id, custom_url: 'https://brand.example/slash' })
     const res = await get(`/01/${p.gtin}/?x=1`)
-    expect(res.status).toBe(308)
-    expect(location(res)).toBe(`/01/${p.gtin}?x=1`)
+    expect(res.status).toBe(307)
+    expect(location(res)).toBe('https://brand.example/slash?x=1')
   })
 
   test('CORS preflight answers 204 for GET, HEAD and OPTIONS', async () => {
@@ -305,6 +307,7 @@ describe('resolving: linksets and explain', () => {
       linkset: [
         {
           anchor: `${baseUrl}/01/${p.gtin}`,
+          itemDescription: 'Resolver test product',
           [`${VOC}defaultLink`]: [
             { href: 'https://org.example/', title: 'Default link', type: 'text/html', hreflang: ['en'] },
           ],
