@@ -18,6 +18,7 @@ import { checkDataAttributes, parseDigitalLinkPath } from './digital-link'
 import { GS1_VOC, linkTypeCurie } from './formats'
 import { anchorOf, choicesOf, choose, evaluate, explanation, linksetOf, type Outcome, redirectTarget } from './resolve'
 import { type ProductRef, ruleIndex } from './rule-index'
+import { DESCRIPTION, LINKSET_TYPE, Linkset, ResolveQuery } from './scan-schemas'
 
 const CORS = {
   'access-control-allow-origin': '*',
@@ -29,7 +30,6 @@ const PREFLIGHT = {
   'access-control-max-age': '86400',
   allow: 'GET, HEAD, OPTIONS',
 }
-const LINKSET_TYPE = 'application/linkset+json'
 /** The JSON-LD context of a linkset's link type URIs (GS1 Conformant Resolver 1.2, linkset responses). */
 const CONTEXT_LINK = `<${GS1_VOC}?show=linktypes>; rel="http://www.w3.org/ns/json-ld#context"; type="application/ld+json"`
 const linksetLink = (anchor: string) => `<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`
@@ -188,64 +188,6 @@ const PATHS = [
   '/10/:lot/21/:serial',
   '/22/:cpv/10/:lot/21/:serial',
 ]
-
-const Linkset = t.Object(
-  {
-    linkset: t.Array(
-      t.Object(
-        {
-          anchor: t.String({ description: 'the Digital Link URI resolved' }),
-          itemDescription: t.String({ description: "the product's name, or its GTIN when it has none" }),
-        },
-        {
-          additionalProperties: t.Array(
-            t.Object({
-              href: t.String(),
-              title: t.String(),
-              type: t.String({ description: 'media type of the target' }),
-              hreflang: t.Array(t.String()),
-            }),
-          ),
-          description: `one member per link type, keyed by its URI in the GS1 vocabulary (${GS1_VOC}pip, …)`,
-        },
-      ),
-    ),
-  },
-  { description: 'RFC 9264 linkset', 'x-content-type': LINKSET_TYPE },
-)
-
-const ResolveQuery = t.Object(
-  {
-    linkType: t.Optional(
-      t.String({
-        description:
-          'a GS1 link type (gs1:pip, gs1:allergenInfo, …) to be sent to, or `linkset` (also the deprecated `all`) for every link as a linkset',
-      }),
-    ),
-    explain: t.Optional(
-      t.String({ description: 'present: say which scope, rule and condition chose the link, as JSON' }),
-    ),
-    country: t.Optional(
-      t.String({
-        description: `the caller's ISO 3166-1 country (testing); else the ${config.GEO_COUNTRY_HEADER} header`,
-      }),
-    ),
-    region: t.Optional(
-      t.String({ description: `the caller's ISO 3166-2 region (US-CA); else the ${config.GEO_REGION_HEADER} header` }),
-    ),
-    city: t.Optional(t.String({ description: `the caller's city; else the ${config.GEO_CITY_HEADER} header` })),
-  },
-  { additionalProperties: true, description: 'any other parameter is passed on to the target' },
-)
-
-const DESCRIPTION = [
-  'GS1-Conformant Resolver (1.2). Public; with no API key at most RESOLVER_ANONYMOUS_PER_MINUTE requests a minute per address, as search.',
-  'The GTIN may be written with 8, 12, 13 or 14 digits; key qualifiers follow in the standard order. A malformed URI (check digit, qualifier order, a value outside its AI format) is 400 `invalid_digital_link`; an unknown GTIN is 404. A lot or serial that no rule names resolves as the product (the standard walks up, not 404).',
-  "Choice: the applicable rules (enabled, every condition holding now: absolute window, annual window, days of week and time of day in the rule's time zone, the caller's place) of the most specific scope win (SERIAL > BATCH > PRODUCT > BRAND > ORGANIZATION), then the lowest order_index. With `linkType`, only rules of that type count (none: 404). Without it the default link is taken: the best `gs1:defaultLink` rule, else the best rule of any type. Rules tied on scope and order with different targets answer 300 with a linkset of the choices.",
-  'A product whose claim is disputed (its GTIN lies under a GS1 company prefix registered to another organization) or rejected resolves to nothing, 404, until the claim is settled: the rules of a contested claim send no one anywhere.',
-  "Links and linkset anchors start with the service's public origin: PUBLIC_URL, or behind TRUST_PROXY the proxy's X-Forwarded-Proto and X-Forwarded-Host (else the Host it passed on), checked as a host name; never a Host header a client wrote. Rule targets are sent percent-encoded.",
-  '307 to the target, with the request\'s query passed on (less linkType, explain, country, region, city), the rule\'s section_anchor as fragment, and `Link: <…?linkType=linkset>; rel="linkset"`. `linkType=linkset` (or `all`), or `Accept: application/linkset+json`, answers 200 with the RFC 9264 linkset instead: per link type the links of the most specific scope offering it, and exactly one gs1:defaultLink; it carries an ETag and answers 304 to If-None-Match. CORS is open for GET, HEAD and OPTIONS.',
-].join('\n\n')
 
 /** A preflight's headers; on a Digital Link URI, the linkset `Link` a GET of it carries too. */
 function preflight(request: Request, server: Listener | null): Record<string, string> {
