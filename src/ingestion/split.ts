@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { eq, sql } from 'drizzle-orm'
 import { feedSize, readFeed } from '../../feeds'
 import type { ColumnMapping } from '../../feeds/affiliate'
-import { DEFAULT_INFLATE_LIMITS, InputLimitError } from '../../feeds/input'
+import { DEFAULT_INFLATE_LIMITS, headRefusal, InputLimitError, readHead } from '../../feeds/input'
 import type { FeedRow } from '../../feeds/record'
 import { config } from '../config'
 import { db } from '../db/client'
@@ -13,6 +13,9 @@ import { uploadDir } from '../http/upload'
 import { saveChunk } from './chunks'
 import { failRun, finishIfComplete } from './runs'
 import { copyUpload } from './uploads'
+
+/** How much of a file's start is judged before it is read (headRefusal). */
+const HEAD_BYTES = 64 * 1024
 
 /** Why a feed could not be read, in words an operator can act on. */
 export function readFailure(err: unknown): string {
@@ -75,6 +78,26 @@ export async function splitRun(runId: string) {
   // a scheduled run's download is read once: its rows now live in the chunks
   const removeDownload = () => (run.options.downloaded ? rm(path, { force: true }) : Promise.resolve())
   try {
+    // a file that is not a feed of its format is refused before a row of it is read (a server
+    // path, or an upload whose format was named, is first seen here); an unreadable head is left
+    // to the reading below, which names why
+    const head = await readHead(run.format === 'usda_csv' ? join(path, 'food.csv') : path, HEAD_BYTES, limits).catch(
+      () => null,
+    )
+    const refusal =
+      head &&
+      headRefusal(run.format, head, {
+        mapping: run.options.mapping as Record<string, string> | undefined,
+        whole: head.length < HEAD_BYTES,
+      })
+    if (refusal) {
+      await transaction(async (tx) => {
+        await failRun(tx, runId, `the file ${refusal}`)
+        await tx.delete(feedUploads).where(eq(feedUploads.runId, runId))
+      })
+      await removeDownload()
+      return
+    }
     const size = await feedSize(path).catch(() => null)
     await db.update(feedRuns).set({ bytesTotal: size }).where(eq(feedRuns.id, runId))
     let bytes = 0

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises'
 import { and, eq } from 'drizzle-orm'
 import type { FeedFormat, FeedSource } from '../../feeds'
+import { headRefusal } from '../../feeds/input'
 import { db } from '../db/client'
 import { feedUploads } from '../db/schema'
 import type { Tx } from '../db/tx'
@@ -35,16 +36,35 @@ export async function copyUpload(runId: string, dest: string): Promise<boolean> 
   }
 }
 
-/** The format of an upload from its first bytes: gzip is looked into; "{" starts JSON. */
+/** The head withUpload keeps of an upload (64 KiB; a shorter head is the whole body). */
+const UPLOAD_HEAD = 64 * 1024
+
+/**
+ * The format of an upload from its first bytes: gzip is looked into; "{" starts JSON. Bytes that
+ * are not a feed of that format (binary, not UTF-8, no identifying column: headRefusal) are 422
+ * here, before the rest of the body is read, naming what was expected and what was found.
+ */
 export function uploadFormat(source: FeedSource, head: Buffer): FeedFormat {
+  const bytes = openedHead(head)
+  const format = formatOf(source, bytes)
+  // a head shorter than the head a route keeps is the whole upload (a gzip's never is: it is cut)
+  const refusal = headRefusal(format, bytes, { whole: !isGzip(head) && head.length < UPLOAD_HEAD })
+  if (refusal) throw invalidField('body', refusal)
+  return format
+}
+
+/** An upload's first bytes, decompressed when they are gzip (422 when its header does not open). */
+function openedHead(head: Buffer): Buffer {
+  if (!isGzip(head)) return head
+  try {
+    return gunzipHead(head)
+  } catch {
+    throw invalidField('body', 'is not valid gzip (its header does not open)')
+  }
+}
+
+function formatOf(source: FeedSource, bytes: Buffer): FeedFormat {
   if (source === 'affiliate') return 'merchant_csv'
-  let bytes = head
-  if (isGzip(head))
-    try {
-      bytes = gunzipHead(head)
-    } catch {
-      throw invalidField('body', 'is not valid gzip (its header does not open)')
-    }
   const first = new TextDecoder()
     .decode(bytes.subarray(0, 64))
     .replace(/^\uFEFF/, '')
