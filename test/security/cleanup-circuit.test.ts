@@ -99,8 +99,17 @@ describe('a success closes a circuit that opened while it was in flight (own ser
     for (let i = 0; i < 3; i++)
       expect((await call('POST', `${ENDPOINTS}${created.json.id}/test/`, key)).status).toBe(202)
 
-    // the held attempt succeeds after the circuit opened: the circuit closes
+    // the held attempt succeeds after the circuit opened: the circuit closes (the row reads closed
+    // before the failures too, so the wait is for the success to be recorded)
+    const succeeded = async () =>
+      (
+        await query<{ n: number }>(
+          `select count(*)::int n from webhook_deliveries where endpoint_id = $1 and status = 'succeeded'`,
+          [endpointId],
+        )
+      )[0]!.n
     const closed = await eventually(async () => {
+      if ((await succeeded()) === 0) return null
       const row = await endpointRow()
       return row.consecutive_failures === 0 && row.circuit_open_until === null ? row : null
     }, 20_000)
