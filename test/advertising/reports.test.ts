@@ -62,8 +62,8 @@ describe('campaign summary (spec #6): totals and ratios, exact', () => {
     await post(
       rowsPath(campaign.id),
       [
-        { date: '2025-01-01', impressions: 2, clicks: 1, spend: '0.60' },
-        { date: '2025-01-02', impressions: 1, clicks: 2, spend: '1.40' },
+        { date: '2025-01-01', impressions: 2, clicks: 2, spend: '0.60' },
+        { date: '2025-01-02', impressions: 1, clicks: 1, spend: '1.40' },
       ],
       org.key,
     )
