@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import pg from 'pg'
-import { ADMIN, eventually } from '../support/fixtures'
-import { ownDatabase } from '../support/own-database'
-import { startServer } from '../support/process'
+import { eventually } from '../support/fixtures'
+import { ownService } from '../support/own-service'
 
 // Issue 44, fair shares (review of the release): an attempt that was already in flight when other
 // attempts opened its endpoint's circuit, and then succeeds, closes the circuit. Its success used to
@@ -11,10 +9,17 @@ import { startServer } from '../support/process'
 const ENDPOINTS = '/webhooks/api/v1/endpoints/'
 
 describe('a success closes a circuit that opened while it was in flight (own server process)', () => {
-  const database = ownDatabase('circuit_close')
-  let server: Awaited<ReturnType<typeof startServer>>
-  let db: pg.Client
-  const query = async <T>(text: string, params: unknown[] = []) => (await db.query(text, params)).rows as T[]
+  const service = ownService('circuit_close', {
+    APP_ENV: 'development',
+    NODE_ENV: 'development',
+    WEBHOOK_TIMEOUT_SECONDS: '30',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '5',
+    WEBHOOK_CIRCUIT_FAILURES: '3',
+    // no retry or probe within the test: only the held success can close the circuit
+    WEBHOOK_CIRCUIT_OPEN_SECONDS: '3600',
+    WEBHOOK_RETRY_SCHEDULE: '3600',
+  })
+  const { query, call } = service
 
   type EndpointRow = { consecutive_failures: number; circuit_open_until: Date | null; failing_since: Date | null }
   let endpointId = ''
@@ -39,41 +44,11 @@ describe('a success closes a circuit that opened while it was in flight (own ser
     },
   })
 
-  beforeAll(async () => {
-    await database.create()
-    server = await startServer({
-      DATABASE_URL: database.url,
-      APP_ENV: 'development',
-      NODE_ENV: 'development',
-      ADMIN_TOKEN: ADMIN['x-admin-token'],
-      LOG_LEVEL: 'warn',
-      WEBHOOK_TIMEOUT_SECONDS: '30',
-      WEBHOOK_ENDPOINT_CONCURRENCY: '5',
-      WEBHOOK_CIRCUIT_FAILURES: '3',
-      // no retry or probe within the test: only the held success can close the circuit
-      WEBHOOK_CIRCUIT_OPEN_SECONDS: '3600',
-      WEBHOOK_RETRY_SCHEDULE: '3600',
-    })
-    db = new pg.Client({ connectionString: database.url })
-    await db.connect()
-  }, 60_000)
-
+  beforeAll(() => service.start(), 60_000)
   afterAll(async () => {
     receiver.stop(true)
-    server?.kill('SIGTERM')
-    await server?.exited
-    await db?.end()
-    await database.drop()
+    await service.stop()
   })
-
-  async function call(method: string, path: string, key?: string, body?: unknown) {
-    const res = await fetch(server.url + path, {
-      method,
-      headers: { ...(key ? { 'x-api-key': key } : ADMIN), ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    })
-    return { status: res.status, json: (await res.json().catch(() => null)) as any }
-  }
 
   test('the held success resets the failures and closes the circuit', async () => {
     const org = await call('POST', '/account/api/v1/organizations', undefined, {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createServer, type Socket } from 'node:net'
-import pg from 'pg'
-import { ADMIN, createOrganization, eventually, expectProblem, PRODUCTS, sql, uniqueGtin } from '../support/fixtures'
-import { ownDatabase } from '../support/own-database'
-import { startServer } from '../support/process'
+import { createOrganization, eventually, expectProblem, PRODUCTS, sql, uniqueGtin } from '../support/fixtures'
+import { ownService } from '../support/own-service'
 import { startReceiver } from '../support/receiver'
 import { get, patch, post } from '../support/server'
 
@@ -92,9 +90,16 @@ describe('embedded-IPv4 IPv6 targets outside development (the shared server, NOD
 // 1 s timeout, 20 attempts in flight, 5 per endpoint, so a few thousand deliveries to a receiver
 // that never answers would hold every slot for minutes in creation order (as before this change).
 describe('fair shares of the webhook workers (own server process)', () => {
-  const database = ownDatabase('fair_deliveries')
-  let server: Awaited<ReturnType<typeof startServer>>
-  let db: pg.Client
+  const service = ownService('fair_deliveries', {
+    APP_ENV: 'development',
+    NODE_ENV: 'development',
+    WEBHOOK_TIMEOUT_SECONDS: '1',
+    WEBHOOK_MAX_IN_FLIGHT: '20',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '5',
+    WEBHOOK_CIRCUIT_FAILURES: '3',
+    WEBHOOK_CIRCUIT_OPEN_SECONDS: '2',
+  })
+  const { call, query } = service
   const sockets = new Set<Socket>()
   let maxOpen = 0
   let connections = 0
@@ -109,42 +114,17 @@ describe('fair shares of the webhook workers (own server process)', () => {
   const receivers: ReturnType<typeof startReceiver>[] = []
 
   beforeAll(async () => {
-    await database.create()
     await new Promise<void>((done) => blackHole.listen(0, '127.0.0.1', done))
-    server = await startServer({
-      DATABASE_URL: database.url,
-      APP_ENV: 'development',
-      NODE_ENV: 'development',
-      ADMIN_TOKEN: ADMIN['x-admin-token'],
-      LOG_LEVEL: 'warn',
-      WEBHOOK_TIMEOUT_SECONDS: '1',
-      WEBHOOK_MAX_IN_FLIGHT: '20',
-      WEBHOOK_ENDPOINT_CONCURRENCY: '5',
-      WEBHOOK_CIRCUIT_FAILURES: '3',
-      WEBHOOK_CIRCUIT_OPEN_SECONDS: '2',
-    })
-    db = new pg.Client({ connectionString: database.url })
-    await db.connect()
+    await service.start()
   }, 60_000)
 
   afterAll(async () => {
     for (const s of sockets) s.destroy()
     blackHole.close()
     for (const r of receivers) r.stop()
-    server?.kill('SIGTERM')
-    await server?.exited
-    await db?.end()
-    await database.drop()
+    await service.stop()
   })
 
-  async function call(method: string, path: string, key?: string, body?: unknown) {
-    const res = await fetch(server.url + path, {
-      method,
-      headers: { ...(key ? { 'x-api-key': key } : ADMIN), ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    })
-    return { status: res.status, json: (await res.json().catch(() => null)) as any }
-  }
   const organization = async (name: string) => {
     const res = await call('POST', '/account/api/v1/organizations', undefined, {
       name,
@@ -153,7 +133,6 @@ describe('fair shares of the webhook workers (own server process)', () => {
     expect(res.status).toBe(201)
     return { id: res.json.organization.id as string, key: res.json.api_key.key as string }
   }
-  const query = async <T>(text: string, params: unknown[] = []) => (await db.query(text, params)).rows as T[]
   /** No event job due or running: every product event has been fanned out. */
   const eventsSettled = () =>
     eventually(async () => {

@@ -2,11 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { parseId } from '../../src/shared/ids'
 import { ADMIN, createOrganization, eventually, expectProblem, RETAILERS, sql, type TestOrg } from '../support/fixtures'
-import { ownDatabase } from '../support/own-database'
-import { startServer } from '../support/process'
+import { ownService } from '../support/own-service'
 import { baseUrl, post } from '../support/server'
 
 // Issue 44, "fair shares of shared workers", for the feed pipeline (review findings B-1 and B-4):
@@ -59,56 +57,40 @@ function lazyBody(chunks: number, first: Uint8Array) {
 }
 
 describe('feed workers are shared fairly per organization (a service with FEED_CHUNK_ROWS=10)', () => {
-  const database = ownDatabase('fairness')
   const feedDir = mkdtempSync(join(tmpdir(), 'fairness-feeds-'))
-  let server: Awaited<ReturnType<typeof startServer>>
-  let db: pg.Client
+  // the defaults otherwise: 2 chunk slots per process, 4 runs per organization
+  const service = ownService('fairness', { FEED_CHUNK_ROWS: '10', FEED_DIR: feedDir })
   let flooder: { id: string; key: string }
   let other: { id: string; key: string }
   const flood: string[] = []
 
   const organization = async (name: string) => {
-    const res = await fetch(`${server.url}/account/api/v1/organizations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...ADMIN },
-      body: JSON.stringify({ name, owner_email: `owner-${name.replaceAll(' ', '')}@fairness.test` }),
+    const { json } = await service.call('POST', '/account/api/v1/organizations', undefined, {
+      name,
+      owner_email: `owner-${name.replaceAll(' ', '')}@fairness.test`,
     })
-    const json = (await res.json()) as { organization: { id: string }; api_key: { key: string } }
-    return { id: json.organization.id, key: json.api_key.key }
+    return { id: json.organization.id as string, key: json.api_key.key as string }
   }
   const runOf = async (id: string, key: string) =>
-    (await (await fetch(`${server.url}${RUNS}/${id}`, { headers: { 'x-api-key': key } })).json()) as any
+    (await (await fetch(`${service.url}${RUNS}/${id}`, { headers: { 'x-api-key': key } })).json()) as any
   const stored = async (orgId: string) =>
     (
-      await db.query(
+      await service.query(
         `select (select count(*)::int from feed_runs where organization_id = $1) runs,
                 (select count(*)::int from feed_uploads u join feed_runs r on r.id = u.run_id where r.organization_id = $1) parts`,
         [parseId(orgId)],
       )
-    ).rows[0]
+    )[0]
 
   beforeAll(async () => {
-    await database.create()
     writeFileSync(join(feedDir, 'one.jsonl'), offFile('208', 1))
-    // the defaults otherwise: 2 chunk slots per process, 4 runs per organization
-    server = await startServer({
-      DATABASE_URL: database.url,
-      FEED_CHUNK_ROWS: '10',
-      FEED_DIR: feedDir,
-      ADMIN_TOKEN: ADMIN['x-admin-token'],
-      LOG_LEVEL: 'warn',
-    })
-    db = new pg.Client({ connectionString: database.url })
-    await db.connect()
+    await service.start()
     flooder = await organization('Flooding Org')
     other = await organization('Other Org')
   }, 60_000)
 
   afterAll(async () => {
-    server?.kill('SIGTERM')
-    await server?.exited
-    await db?.end()
-    await database.drop()
+    await service.stop()
     rmSync(feedDir, { recursive: true, force: true })
   })
 
@@ -116,7 +98,7 @@ describe('feed workers are shared fairly per organization (a service with FEED_C
     // four runs of 2,500 rows: 1,000 chunk jobs of 10 rows, minutes of work for the chunk workers
     for (let i = 0; i < 4; i++) {
       const res = await send(
-        server.url,
+        service.url,
         flooder.key,
         `${RUNS}?source=off&file_name=flood-${i}.jsonl`,
         offFile(`20${i}`, 2500),
@@ -128,7 +110,7 @@ describe('feed workers are shared fairly per organization (a service with FEED_C
     const before = await stored(flooder.id)
     // a 64 MiB body made as it is sent: refused from the count of runs, not after the bytes
     const body = lazyBody(64, new TextEncoder().encode(`${offFile('209', 1)}\n`))
-    const fifth = await send(server.url, flooder.key, `${RUNS}?source=off`, body.stream, 'application/x-ndjson')
+    const fifth = await send(service.url, flooder.key, `${RUNS}?source=off`, body.stream, 'application/x-ndjson')
     expectProblem(fifth, 429, 'rate_limited')
     expect(fifth.json.detail).toContain('FEED_RUNS_PER_ORGANIZATION')
     expect(fifth.headers.get('retry-after')).toBe('30')
@@ -138,10 +120,10 @@ describe('feed workers are shared fairly per organization (a service with FEED_C
     expect(body.pulled()).toBeLessThan(64)
     // a server path run counts against the same quota
     const path = JSON.stringify({ source: 'off', path: 'one.jsonl' })
-    expectProblem(await send(server.url, flooder.key, RUNS, path, 'application/json'), 429, 'rate_limited')
+    expectProblem(await send(service.url, flooder.key, RUNS, path, 'application/json'), 429, 'rate_limited')
     expect(await stored(flooder.id)).toEqual(before)
     // the platform's runs are not counted against any organization's quota
-    const platform = await fetch(`${server.url}${RUNS}?source=off&file_name=platform.jsonl`, {
+    const platform = await fetch(`${service.url}${RUNS}?source=off&file_name=platform.jsonl`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-ndjson', ...ADMIN },
       body: offFile('300', 5),
@@ -157,7 +139,7 @@ describe('feed workers are shared fairly per organization (a service with FEED_C
       return runs.some((r) => r.progress.chunks_total !== null) ? true : null
     }, 30_000)
     const small = await send(
-      server.url,
+      service.url,
       other.key,
       `${RUNS}?source=off&file_name=small.jsonl`,
       offFile('400', 30),
@@ -172,7 +154,7 @@ describe('feed workers are shared fairly per organization (a service with FEED_C
     expect(done.status).toBe('succeeded')
     expect(done.counts).toMatchObject({ read: 30, created: 30 })
     // when it finished, the flood still had chunks left to write
-    const { rows } = await db.query<{ left: number }>(
+    const rows = await service.query<{ left: number }>(
       `select count(*)::int "left" from feed_run_chunks c join feed_runs r on r.id = c.run_id
         where r.organization_id = $1 and c.status <> 'done'`,
       [parseId(flooder.id)],

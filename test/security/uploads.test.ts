@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import pg from 'pg'
 import { parseId } from '../../src/shared/ids'
 import {
-  ADMIN,
   createOrganization,
   eventually,
   expectProblem,
@@ -14,8 +12,7 @@ import {
   tableCounts,
   uniqueGtin,
 } from '../support/fixtures'
-import { ownDatabase } from '../support/own-database'
-import { startServer } from '../support/process'
+import { ownService } from '../support/own-service'
 import { baseUrl, get, post } from '../support/server'
 
 // Issue 44, finding 1 and the feed-path oracle of finding 5: uploads are streamed by their route
@@ -165,43 +162,25 @@ describe('uploads are streamed by their route, not parsed by the framework', () 
 
 describe('limits are settings (a service with FEED_UPLOAD_MAX_MB=40, FEED_DECOMPRESSED_MAX_MB=1)', () => {
   // a service process (api and workers) on a database of its own, so its jobs run with its settings
-  const database = ownDatabase('uploads')
-  let server: Awaited<ReturnType<typeof startServer>>
-  let db: pg.Client
+  const service = ownService('uploads', { FEED_UPLOAD_MAX_MB: '40', FEED_DECOMPRESSED_MAX_MB: '1' })
   let own: { id: string; key: string }
   beforeAll(async () => {
-    await database.create()
-    server = await startServer({
-      DATABASE_URL: database.url,
-      FEED_UPLOAD_MAX_MB: '40',
-      FEED_DECOMPRESSED_MAX_MB: '1',
-      ADMIN_TOKEN: ADMIN['x-admin-token'],
-      LOG_LEVEL: 'warn',
+    await service.start()
+    const { json } = await service.call('POST', '/account/api/v1/organizations', undefined, {
+      name: 'Uploads Org',
+      owner_email: 'owner@uploads.test',
     })
-    db = new pg.Client({ connectionString: database.url })
-    await db.connect()
-    const res = await fetch(`${server.url}/account/api/v1/organizations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...ADMIN },
-      body: JSON.stringify({ name: 'Uploads Org', owner_email: 'owner@uploads.test' }),
-    })
-    const json = (await res.json()) as { organization: { id: string }; api_key: { key: string } }
     own = { id: json.organization.id, key: json.api_key.key }
   }, 60_000)
-  afterAll(async () => {
-    server?.kill('SIGTERM')
-    await server?.exited
-    await db?.end()
-    await database.drop()
-  })
+  afterAll(() => service.stop())
   const stored = async () =>
     (
-      await db.query(
+      await service.query<{ runs: number; parts: number; products: number }>(
         'select (select count(*)::int from feed_runs) runs, (select count(*)::int from feed_uploads) parts, (select count(*)::int from products) products',
       )
-    ).rows[0]
+    )[0]!
   const send = (path: string, body: BodyInit, type: string) =>
-    upload(path, body, type, { base: server.url, key: own.key })
+    upload(path, body, type, { base: service.url, key: own.key })
 
   test('past the upload limit: 413 problem+json, by declared length or while streaming, and nothing is stored', async () => {
     const before = await stored()
@@ -219,7 +198,7 @@ describe('limits are settings (a service with FEED_UPLOAD_MAX_MB=40, FEED_DECOMP
     )
     const res = await send(`${RUNS}?source=off&file_name=36mib.jsonl`, body.stream, 'application/x-ndjson')
     expect(res.status).toBe(202)
-    const run = await finishedRun(res.json.id, own.key, server.url)
+    const run = await finishedRun(res.json.id, own.key, service.url)
     expect(run.status).toBe('succeeded')
     expect(run.counts).toMatchObject({ read: 1, created: 1 })
     expect((await stored()).parts).toBe(0)
@@ -234,7 +213,7 @@ describe('limits are settings (a service with FEED_UPLOAD_MAX_MB=40, FEED_DECOMP
     const before = await stored()
     const res = await send(`${RUNS}?source=off&file_name=rows.jsonl.gz`, file, 'application/gzip')
     expect(res.status).toBe(202)
-    const run = await finishedRun(res.json.id, own.key, server.url)
+    const run = await finishedRun(res.json.id, own.key, service.url)
     expect(run.status).toBe('failed')
     expect(run.error).toContain('FEED_DECOMPRESSED_MAX_MB')
     expect(run.counts.created).toBe(0)
