@@ -47,7 +47,7 @@ await pipeline(Readable.from(lines()), createGzip({ level: 1 }), createWriteStre
 
 process.env.FEED_DIR = feedDir
 const bench = await startBenchServer(4)
-const { createRun, getRun } = await import('../../src/ingestion/runs')
+const { createRun, getRun } = await import('../../src/feeds/runs')
 const { parseId } = await import('../../src/shared/ids')
 const { pool } = await import('../../src/db/client')
 

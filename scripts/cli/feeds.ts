@@ -55,7 +55,7 @@ async function importFeed(values: ImportOptions): Promise<number> {
   const { createQueues } = await import('../../jobs')
   const { bind } = await import('../../jobs/binding')
   const { feedsChunk, feedsImport } = await import('../../jobs/feeds')
-  const { createRun, getRun } = await import('../../src/ingestion/runs')
+  const { createRun, getRun } = await import('../../src/feeds/runs')
   const { parseId } = await import('../../src/shared/ids')
   const retailerId = values.retailer ? parseId(values.retailer) : null
   if (values.retailer && !retailerId) {
@@ -100,7 +100,7 @@ async function importFeed(values: ImportOptions): Promise<number> {
 /** `feeds schedules`: the file checked as a worker checks it, and each entry's next firings (exit 1 when invalid). */
 async function showSchedules(values: { file?: string; count: string }): Promise<number> {
   const { config } = await import('../../src/config')
-  const { loadSchedules, nextFirings } = await import('../../src/ingestion/schedules')
+  const { loadSchedules, nextFirings } = await import('../../src/feeds/schedules')
   const file = values.file ?? config.FEED_SCHEDULE_FILE
   const count = Number(values.count)
   if (!file) {

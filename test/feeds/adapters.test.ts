@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { Readable } from 'node:stream'
-import { parsePrice } from '../../feeds/affiliate'
-import { parseQuantity, quantityOf } from '../../feeds/quantity'
-import { readFeedCode, unshout } from '../../feeds/record'
-import { jsonArrayItems } from '../../feeds/usda'
+import { parsePrice } from '../../src/feeds/adapters/affiliate'
+import { parseQuantity, quantityOf } from '../../src/feeds/adapters/quantity'
+import { readFeedCode, unshout } from '../../src/feeds/adapters/record'
+import { jsonArrayItems } from '../../src/feeds/adapters/usda'
 
 // The adapters' parsing rules, on the forms the sample files hold (see test/fixtures/feeds).
 describe('net content', () => {

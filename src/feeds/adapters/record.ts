@@ -1,6 +1,6 @@
 import { Value } from '@sinclair/typebox/value'
-import { normalizeField, PRODUCT_FIELDS, type ProductField } from '../src/catalog/fields'
-import { expandUpcE, rangeProblem, readGtin } from '../src/catalog/gtin'
+import { normalizeField, PRODUCT_FIELDS, type ProductField } from '../../catalog/fields'
+import { expandUpcE, rangeProblem, readGtin } from '../../catalog/gtin'
 
 /** What a source says of a product: values of the product field list, its brand, and label tags. */
 export type FeedFields = Partial<Record<ProductField, unknown>> & { brand?: string; labels?: string[] }

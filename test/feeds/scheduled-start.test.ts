@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
-import { startScheduledImport } from '../../src/ingestion/scheduled'
+import { startScheduledImport } from '../../src/feeds/scheduled'
 import { parseId } from '../../src/shared/ids'
 import { sql } from '../support/fixtures'
 

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises'
-import type { FEED_FORMATS, FEED_SOURCES } from '../src/db/schema/feeds'
+import type { FEED_FORMATS, FEED_SOURCES } from '../../db/schema/feeds'
 import { affiliateFeed, type ColumnMapping } from './affiliate'
 import { type InflateLimits, openInput } from './input'
 import { offCsv, offJsonl } from './off'

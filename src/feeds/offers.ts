@@ -1,5 +1,4 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
-import type { FeedOffer } from '../../feeds/record'
 import { normalizeGtin } from '../catalog/gtin'
 import { db } from '../db/client'
 import { fromExcluded } from '../db/params'
@@ -11,6 +10,7 @@ import { decimalString } from '../shared/decimal'
 import { notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type PageQuery, paginate } from '../shared/pagination'
+import type { FeedOffer } from './adapters/record'
 
 type OfferRow = typeof offers.$inferSelect
 

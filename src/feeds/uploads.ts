@@ -1,13 +1,13 @@
 import { open } from 'node:fs/promises'
 import { and, eq } from 'drizzle-orm'
-import type { FeedFormat, FeedSource } from '../../feeds'
-import { headRefusal } from '../../feeds/input'
 import { db } from '../db/client'
 import { feedUploads } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { fileParts, type ReceivedUpload } from '../http/upload'
 import { invalidField } from '../shared/errors'
 import { gunzipHead, isGzip } from '../shared/inflate'
+import type { FeedFormat, FeedSource } from './adapters'
+import { headRefusal } from './adapters/input'
 
 /**
  * An uploaded feed lives in PostgreSQL (the api and worker processes share nothing else) as parts

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
-import { DEFAULT_INFLATE_LIMITS, gunzipBounded, type InflateLimits, isGzip } from '../src/shared/inflate'
+import { DEFAULT_INFLATE_LIMITS, gunzipBounded, type InflateLimits, isGzip } from '../../shared/inflate'
 import {
   type CsvOptions,
   type CsvRow,
@@ -11,7 +11,7 @@ import {
   splitFields,
   type TextRecord,
   textRecords,
-} from '../src/shared/text-records'
+} from '../../shared/text-records'
 
 export type { CsvOptions, CsvRow, InflateLimits }
 export { DEFAULT_INFLATE_LIMITS, InputLimitError }

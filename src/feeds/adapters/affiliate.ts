@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { sampleOf } from '../src/shared/text-records'
+import { sampleOf } from '../../shared/text-records'
 import { csvRows } from './input'
 import { checkedFields, type FeedOffer, type FeedRow, RowError, readFeedCode, text } from './record'
 

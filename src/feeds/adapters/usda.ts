@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { MAX_RECORD_BYTES, sampleOf } from '../src/shared/text-records'
+import { MAX_RECORD_BYTES, sampleOf } from '../../shared/text-records'
 import { csvRows, type InflateLimits, openInput } from './input'
 import { parseQuantity } from './quantity'
 import { checkedFields, type FeedRecord, type FeedRow, RowError, readFeedCode, text, unshout } from './record'

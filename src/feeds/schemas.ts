@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { MERCHANT_ATTRIBUTES } from '../../feeds/affiliate'
 import { AVAILABILITIES, FEED_FORMATS, FEED_SOURCES, RUN_STATUSES } from '../db/schema/feeds'
 import { Id, ShortId } from '../shared/ids'
 import { PageQuery } from '../shared/pagination'
 import { Chars, Enum } from '../shared/schema-types'
+import { MERCHANT_ATTRIBUTES } from './adapters/affiliate'
 
 export const Source = Enum(FEED_SOURCES, {
   description: 'off (Open Food Facts), usda (FoodData Central Branded Foods) or affiliate (a merchant feed)',

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { loadSchedules } from '../../src/ingestion/schedules'
+import { loadSchedules } from '../../src/feeds/schedules'
 import { ownDatabase } from '../support/own-database'
 import { start, startServer } from '../support/process'
 
