@@ -6,6 +6,8 @@ FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production DATA_DIR=/data
 COPY package.json package-lock.json ./
+# the preinstall script (a Node.js version check) runs in npm ci
+COPY bin/check-node bin/
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 # batch exports (and an embedded database, when DATABASE_URL is unset) live here, owned by the
