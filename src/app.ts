@@ -3,6 +3,7 @@ import { accountRoutes } from './accounts/routes'
 import { campaignRoutes } from './advertising/campaign-routes'
 import { revenueShareRoutes } from './advertising/share-routes'
 import { barcodeRoutes } from './barcodes/routes'
+import { recallRoutes } from './catalog/recall-routes'
 import { catalogRoutes } from './catalog/routes'
 import { demoRoutes } from './demo/routes'
 import { feedRoutes, offerRoutes } from './feeds/routes'
@@ -37,6 +38,7 @@ export function createApp() {
     .use(accountRoutes)
     .use(retailerRoutes)
     .use(catalogRoutes)
+    .use(recallRoutes)
     .use(barcodeRoutes)
     .use(searchRoutes)
     .use(webhookRoutes)

@@ -25,6 +25,12 @@ function storedFields(p: ProductRow) {
   return out
 }
 
+/** The recall in effect (contract §2): null when there is none; `url` null when the service serves the notice. */
+const recallOf = (p: ProductRow) =>
+  p.recallReason === null || p.recalledAt === null
+    ? null
+    : { reason: p.recallReason, recalled_at: p.recalledAt.toISOString(), url: p.recallUrl }
+
 export function toProductResource({ product: p, brandName, brandOrg }: ProductWithBrand) {
   const stored = storedFields(p)
   return {
@@ -45,6 +51,7 @@ export function toProductResource({ product: p, brandName, brandOrg }: ProductWi
     may_contain_allergens: p.mayContainAllergens,
     certifications: p.certifications,
     substances: p.substances,
+    recall: recallOf(p),
     created: p.created.toISOString(),
     modified: p.modified.toISOString(),
   }

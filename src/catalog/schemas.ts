@@ -6,6 +6,7 @@ import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'
 import { Chars, Enum } from '../shared/schema-types'
 import { ALL_FIELDS, CONTRIBUTABLE_FIELDS, inputSchemas, outputSchemas } from './fields'
+import { Recall } from './recall-schemas'
 
 /** Writable product fields (create and patch), contract §5: the stored fields, brand and metadata. */
 const fields = {
@@ -66,6 +67,7 @@ export const Product = t.Object(
     may_contain_allergens: t.Array(t.String()),
     certifications: t.Array(t.String()),
     substances: t.Array(t.Object({ slug: t.String(), span: t.String(), confidence: Type.Number() })),
+    recall: Recall,
     created: t.String({ format: 'date-time' }),
     modified: t.String({ format: 'date-time' }),
   },

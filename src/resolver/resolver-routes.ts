@@ -16,6 +16,7 @@ import { AppError } from '../shared/errors'
 import type { Place } from './conditions'
 import { checkDataAttributes, parseDigitalLinkPath } from './digital-link'
 import { GS1_VOC, linkTypeCurie } from './formats'
+import { withRecall } from './recall-links'
 import { anchorOf, choicesOf, choose, evaluate, explanation, linksetOf, type Outcome, redirectTarget } from './resolve'
 import { type ProductRef, ruleIndex } from './rule-index'
 import { DESCRIPTION, LINKSET_TYPE, Linkset, ResolveQuery } from './scan-schemas'
@@ -133,8 +134,10 @@ function resolveNow(
   const now = Date.now()
   const place = placeOf(query, headers)
   const withheld = product.claimStatus !== null && WITHHELD.has(product.claimStatus)
-  const evaluations = withheld ? [] : evaluate(ruleIndex.rulesFor(product, scan.lot, scan.serial), now, place)
-  const anchor = anchorOf(publicOrigin(request, server), scan)
+  const origin = publicOrigin(request, server)
+  const rules = withheld ? [] : withRecall(product, origin, ruleIndex.rulesFor(product, scan.lot, scan.serial))
+  const evaluations = evaluate(rules, now, place)
+  const anchor = anchorOf(origin, scan)
   const linkType = asked ?? undefined
   const outcome: Outcome = withheld
     ? { kind: 'none', reason: withheldReason(product.claimStatus!) }

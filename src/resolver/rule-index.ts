@@ -18,6 +18,9 @@ export type ProductRef = {
   ownerId: string | null
   brandId: string | null
   claimStatus: string | null
+  /** the recall in effect, if any (src/resolver/recall-links.ts); url null: the service's notice page */
+  recalledAt: Date | null
+  recallUrl: string | null
 }
 
 type ProductRules = { product: CompiledRule[]; batch: Map<string, CompiledRule[]>; serial: Map<string, CompiledRule[]> }
@@ -37,6 +40,8 @@ const PRODUCT_REF = {
   ownerId: products.ownerId,
   brandId: products.brandId,
   claimStatus: products.claimVerificationStatus,
+  recalledAt: products.recalledAt,
+  recallUrl: products.recallUrl,
 }
 
 const productByGtin = () =>
@@ -203,7 +208,14 @@ class RuleIndex {
       ownerId: shared.string(row.ownerId),
       brandId: shared.string(row.brandId),
       claimStatus: row.claimStatus,
+      recalledAt: row.recalledAt,
+      recallUrl: row.recallUrl,
     }
+  }
+
+  /** Drops a product this process has just changed, so that its next scan reads it afresh. */
+  forgetProduct(gtin: string) {
+    this.#products.delete(gtin)
   }
 
   /** The product of a GTIN-14 as kept (null: known to be none), or undefined when it must be read. */

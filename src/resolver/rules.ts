@@ -147,16 +147,16 @@ const MAX_URL = 2048
  * an IRI (`https://ok.example/€`, an internationalised host) is stored percent-encoded (and the
  * host in punycode), as WHATWG URL writes it, so that it can go into a Location header.
  */
-function storedUrl(value: string): string {
+export function storedUrl(value: string, field = 'custom_url'): string {
   let url: URL | null = null
   try {
     url = new URL(value)
   } catch {}
   if (!url || !['http:', 'https:'].includes(url.protocol) || !url.hostname || /\s/.test(value))
-    throw invalidField('custom_url', 'must be an absolute http(s) URL')
+    throw invalidField(field, 'must be an absolute http(s) URL')
   if (HEADER_SAFE.test(value)) return value
   if (url.href.length > MAX_URL || !HEADER_SAFE.test(url.href))
-    throw invalidField('custom_url', `must be at most ${MAX_URL} characters once percent-encoded`)
+    throw invalidField(field, `must be at most ${MAX_URL} characters once percent-encoded`)
   return url.href
 }
 

@@ -62,6 +62,7 @@ describe('create (spec #11)', () => {
       may_contain_allergens: [],
       certifications: [],
       substances: [],
+      recall: null,
       created: expect.any(String),
       modified: expect.any(String),
     })

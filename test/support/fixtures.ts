@@ -134,6 +134,7 @@ export const PRODUCT_FIELDS = [
   'net_weight_uom',
   'owner_id',
   'product_name',
+  'recall',
   'substances',
   'usage_instructions',
   'width',

@@ -117,6 +117,11 @@ export const products = pgTable(
     mayContainAllergens: text().array().notNull().default(sql`'{}'::text[]`),
     certifications: text().array().notNull().default(sql`'{}'::text[]`),
     substances: jsonb().$type<SubstanceMatch[]>().notNull().default([]),
+    /** A recall in effect (migration 0026): all null when there is none; url null = the service's notice page. */
+    recallReason: text(),
+    recalledAt: timestamp({ withTimezone: true, mode: 'date' }),
+    recallUrl: varchar({ length: 2048 }),
+    recalledBy: uuid().references(() => organizations.id, { onDelete: 'set null' }),
     created: created(),
     modified: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     /** The brand's name, kept by a trigger for the search document (migration 0008). */
