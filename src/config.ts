@@ -9,7 +9,13 @@ const Env = t.Object({
   PORT: t.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: t.String({ default: '0.0.0.0' }),
   DATA_DIR: t.String({ default: './.data' }),
-  /** Where batch exports are written; api and worker processes must share it (default DATA_DIR/batches). */
+  /**
+   * Where finished batch exports are kept: `postgres` (chunked in the database, so api and worker
+   * processes on different hosts share nothing else) or `directory` (files in BATCH_DIR, which
+   * they must then share).
+   */
+  BATCH_STORE: t.Union([t.Literal('postgres'), t.Literal('directory')], { default: 'postgres' }),
+  /** Where batch exports are rendered (and, with BATCH_STORE=directory, kept) (default DATA_DIR/batches). */
   BATCH_DIR: t.Optional(t.String({ minLength: 1 })),
   /** Hours a finished batch export stays downloadable before its file is removed. */
   BATCH_RETENTION_HOURS: t.Number({ minimum: 0.01, maximum: 24 * 90, default: 24 }),

@@ -5,11 +5,12 @@ import Papa from 'papaparse'
 import { config } from '../config'
 import { db } from '../db/client'
 import { type BatchItem, barcodeBatches } from '../db/schema'
-import { type Executor, inTransaction, type Tx } from '../db/tx'
+import { type Executor, inTransaction, type Tx, transaction } from '../db/tx'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type BatchOutput, type BatchPlan, renderBatch } from './batch-render'
 import { MAX_BATCH_ITEMS } from './batch-schemas'
+import { outputStream, removeOutput, storeOutput } from './outputs'
 import { batchQueue } from './queues'
 import { type SymbolSettings, withDefaults } from './schemas'
 import type { TemplateName } from './sheet'
@@ -17,6 +18,7 @@ import type { TemplateName } from './sheet'
 type BatchRow = typeof barcodeBatches.$inferSelect
 const PREFIX = '/products/api/v1/barcode/batch'
 
+/** Where batches are rendered (and kept, with BATCH_STORE=directory). */
 export const batchDir = () => resolve(config.BATCH_DIR ?? join(config.DATA_DIR, 'batches'))
 
 export const toBatchResource = (b: BatchRow) => ({
@@ -126,15 +128,21 @@ async function ownBatch(organizationId: string, id: string) {
 export const getBatch = async (organizationId: string, id: string) =>
   toBatchResource(await ownBatch(organizationId, id))
 
+/**
+ * A succeeded batch's output, wherever it was kept when it succeeded: streamed from the database
+ * (BATCH_STORE=postgres) or from its file (directory), so a change of the setting leaves earlier
+ * batches downloadable.
+ */
 export async function batchDownload(organizationId: string, id: string) {
   const row = await ownBatch(organizationId, id)
   if (row.expiredAt)
     throw new AppError('gone', `the batch's output was removed at ${row.expiredAt.toISOString()}, after its retention`)
-  if (row.status !== 'succeeded' || !row.filePath)
+  const stored = row.outputStore === 'postgres' ? row.outputBytes !== null : row.filePath !== null
+  if (row.status !== 'succeeded' || !stored)
     throw new AppError('conflict', `the batch is ${row.status}; download when it has succeeded`)
   const sheet = row.output === 'sheet'
   return {
-    path: row.filePath,
+    body: row.outputStore === 'postgres' ? outputStream(row.id, row.outputBytes!) : (Bun.file(row.filePath!) as Blob),
     contentType: sheet ? 'application/pdf' : 'application/zip',
     fileName: `barcodes-${toShortId(row.id)}.${sheet ? 'pdf' : 'zip'}`,
   }
@@ -143,6 +151,8 @@ export async function batchDownload(organizationId: string, id: string) {
 /**
  * The `barcode.batch` job: renders from the first row on every attempt (a killed run leaves only a
  * `.part` file, removed or overwritten), reporting progress as it goes. Idempotent once succeeded.
+ * With BATCH_STORE=postgres the rendered file is copied into the database in the transaction that
+ * marks the batch succeeded, and removed from this host.
  */
 export async function runBatch(batchId: string, finalAttempt: boolean) {
   const [batch] = await db.select().from(barcodeBatches).where(eq(barcodeBatches.id, batchId))
@@ -170,18 +180,26 @@ export async function runBatch(batchId: string, finalAttempt: boolean) {
       .where(eq(barcodeBatches.id, batchId))
     throw err
   }
-  await db
-    .update(barcodeBatches)
-    .set({
-      status: 'succeeded',
-      filePath: path,
-      finishedAt: new Date(),
-      expiresAt: new Date(Date.now() + config.BATCH_RETENTION_HOURS * 3600_000),
-    })
-    .where(eq(barcodeBatches.id, batchId))
+  const succeeded = { status: 'succeeded' as const, finishedAt: new Date() }
+  const expiresAt = () => new Date(Date.now() + config.BATCH_RETENTION_HOURS * 3600_000)
+  if (config.BATCH_STORE === 'directory') {
+    await db
+      .update(barcodeBatches)
+      .set({ ...succeeded, outputStore: 'directory', filePath: path, expiresAt: expiresAt() })
+      .where(eq(barcodeBatches.id, batchId))
+    return
+  }
+  await transaction(async (tx) => {
+    const size = await storeOutput(tx, batchId, path)
+    await tx
+      .update(barcodeBatches)
+      .set({ ...succeeded, outputStore: 'postgres', outputBytes: size, filePath: null, expiresAt: expiresAt() })
+      .where(eq(barcodeBatches.id, batchId))
+  })
+  rmSync(path, { force: true })
 }
 
-/** The `barcode.expire` job: removes the files of batches past their retention. */
+/** The `barcode.expire` job: removes the outputs (stored chunks or files) of batches past their retention. */
 export async function expireBatches() {
   const due = await db
     .select({ id: barcodeBatches.id, filePath: barcodeBatches.filePath })
@@ -189,10 +207,13 @@ export async function expireBatches() {
     .where(and(lte(barcodeBatches.expiresAt, new Date()), isNull(barcodeBatches.expiredAt)))
   for (const batch of due) {
     if (batch.filePath) rmSync(batch.filePath, { force: true })
-    await db
-      .update(barcodeBatches)
-      .set({ expiredAt: new Date(), filePath: null })
-      .where(eq(barcodeBatches.id, batch.id))
+    await transaction(async (tx) => {
+      await removeOutput(tx, batch.id)
+      await tx
+        .update(barcodeBatches)
+        .set({ expiredAt: new Date(), filePath: null, outputBytes: null })
+        .where(eq(barcodeBatches.id, batch.id))
+    })
   }
   return due.length
 }

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { expireBatches } from '../../src/barcodes/batches'
 import { MAX_PIXELS } from '../../src/barcodes/png'
 import { parseId } from '../../src/shared/ids'
@@ -86,7 +88,7 @@ describe('batch limits per organization', () => {
 })
 
 describe('retention', () => {
-  test('a finished batch says when it expires; after that its file is gone and the download is 410', async () => {
+  test('a finished batch says when it expires; after that its stored output is gone and the download is 410', async () => {
     const org = await createOrganization()
     const res = await post(BATCH, { items: [{ gtin: '4006381333931' }], output: 'zip' }, org.key)
     const done = await waitForBatch(baseUrl, res.json.id, org.key)
@@ -94,17 +96,57 @@ describe('retention', () => {
     const status = (await get(`${BATCH}${res.json.id}/`, org.key)).json
     const hours = (Date.parse(status.expires_at) - Date.parse(status.finished_at)) / 3600_000
     expect(hours).toBeCloseTo(24, 2)
-    const [row] = await sql<{ file_path: string }>('select file_path from barcode_batches where id = $1', [
-      parseId(res.json.id),
-    ])
-    expect(existsSync(row!.file_path)).toBe(true)
+    const id = parseId(res.json.id)
+    const chunks = () => sql<{ n: number }>('select count(*)::int as n from barcode_outputs where batch_id = $1', [id])
+    const [row] = await sql<{ output_store: string; output_bytes: string; file_path: string | null }>(
+      'select output_store, output_bytes, file_path from barcode_batches where id = $1',
+      [id],
+    )
+    expect(row).toMatchObject({ output_store: 'postgres', file_path: null })
+    expect(Number(row!.output_bytes)).toBeGreaterThan(0)
+    expect((await chunks())[0]!.n).toBe(1)
 
     await sql(`update barcode_batches set expires_at = now() - interval '1 second' where id = $1`, [
       parseId(res.json.id),
     ])
     expect(await expireBatches()).toBeGreaterThanOrEqual(1)
-    expect(existsSync(row!.file_path)).toBe(false)
+    expect((await chunks())[0]!.n).toBe(0)
+    const [swept] = await sql<{ expired_at: Date | null; output_bytes: string | null }>(
+      'select expired_at, output_bytes from barcode_batches where id = $1',
+      [id],
+    )
+    expect(swept!.expired_at).not.toBeNull()
+    expect(swept!.output_bytes).toBeNull()
     expectProblem(await get(`${BATCH}${res.json.id}/download`, org.key), 410, 'gone')
     expect((await get(`${BATCH}${res.json.id}/`, org.key)).json.download_url).toBeNull()
+  }, 30_000)
+
+  test('an output kept in a directory (BATCH_STORE=directory) downloads from its file and is removed at expiry', async () => {
+    const org = await createOrganization()
+    const res = await post(BATCH, { items: [{ gtin: '4006381333931' }], output: 'zip' }, org.key)
+    expect((await waitForBatch(baseUrl, res.json.id, org.key)).status).toBe('succeeded')
+    // as a batch finished by a process with BATCH_STORE=directory leaves it
+    const dir = mkdtempSync(join(tmpdir(), 'gtin-batch-dir-'))
+    const file = join(dir, 'kept.zip')
+    writeFileSync(file, 'PK kept on disk')
+    const id = parseId(res.json.id)
+    await sql(
+      `update barcode_batches set output_store = 'directory', file_path = $2, output_bytes = null where id = $1`,
+      [id, file],
+    )
+    await sql('delete from barcode_outputs where batch_id = $1', [id])
+    try {
+      const got = await fetch(`${baseUrl}${BATCH}${res.json.id}/download`, { headers: { 'x-api-key': org.key } })
+      expect(got.status).toBe(200)
+      expect(await got.text()).toBe('PK kept on disk')
+      await sql(`update barcode_batches set expires_at = now() - interval '1 second' where id = $1`, [id])
+      expect(await expireBatches()).toBeGreaterThanOrEqual(1)
+      expect(existsSync(file)).toBe(false)
+      const [row] = await sql<{ file_path: string | null }>('select file_path from barcode_batches where id = $1', [id])
+      expect(row!.file_path).toBeNull()
+      expectProblem(await get(`${BATCH}${res.json.id}/download`, org.key), 410, 'gone')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 30_000)
 })
