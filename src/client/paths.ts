@@ -7,6 +7,7 @@ export const TRAILING_SLASH_ROUTES = [
   '/products/api/v1/barcode/',
   '/products/api/v1/barcode/batch/',
   '/products/api/v1/barcode/batch/:id/',
+  '/products/api/v1/products/:gtin/recall/',
   '/webhooks/api/v1/deliveries/',
   '/webhooks/api/v1/deliveries/:delivery_id/retry/',
   '/webhooks/api/v1/endpoints/',

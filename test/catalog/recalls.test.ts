@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createClient } from 'gtin-catalog'
 import { parseId } from '../../src/shared/ids'
 import { verifyWebhookSignature } from '../../src/webhooks/signature'
 import {
@@ -231,6 +232,29 @@ describe('the resolver serves the recall ahead of every rule', () => {
     const res = await get(`/01/${p.gtin}/10/L1`)
     expect(res.status).toBe(307)
     expect(res.headers.get('location')).toBe(`${baseUrl}/products/recall/${p.gtin}`)
+  })
+})
+
+describe('the typed client', () => {
+  test('recalls and ends a recall, typed, on the trailing-slash path itself (no redirect)', async () => {
+    const p = await product(org)
+    const requested: string[] = []
+    const client = createClient(baseUrl, {
+      apiKey: org.key,
+      fetch: ((input: string | URL | Request, init?: RequestInit) => {
+        requested.push(String(input instanceof Request ? input.url : input))
+        return fetch(input, { ...init, redirect: 'manual' })
+      }) as typeof fetch,
+    })
+    const recall = client.products.api.v1.products({ gtin: p.gtin }).recall
+    const recalled = await recall.post({ reason: 'Undeclared sesame' })
+    expect(recalled.status).toBe(200)
+    expect(recalled.data!.recall!.reason).toBe('Undeclared sesame')
+    const ended = await recall.delete()
+    expect(ended.status).toBe(200)
+    expect(ended.data!.recall).toBeNull()
+    expect(requested.map((u) => new URL(u).pathname)).toEqual([recallPath(p.gtin), recallPath(p.gtin)])
+    expect((await stored(p.gtin)).recall_reason).toBeNull()
   })
 })
 
