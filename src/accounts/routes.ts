@@ -49,7 +49,7 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
       response: { 200: ApiKey, ...errorResponses },
       detail: {
         tags,
-        summary: 'Create an API key (spec #1)',
+        summary: 'Create an API key',
         description: 'The raw `key` appears in this response only; it is stored as a hash. Role defaults to readonly.',
       },
     },
@@ -90,7 +90,7 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
     response: { 200: Page(Member), ...errorResponses },
     detail: {
       tags,
-      summary: 'List organization members (spec #4)',
+      summary: 'List organization members',
       description: 'Oldest first. `q` matches a case-insensitive substring of name or email.',
     },
   })
@@ -157,7 +157,7 @@ export const accountRoutes = new Elysia({ name: 'accounts', prefix: '/account/ap
         tags,
         summary: "Transfer ownership (operator, at the owner's request)",
         description:
-          "Keys are not people, so no key can hand an organization's ownership on (contract §4). The owner asks the platform, which checks that the request is the owner's own and calls this with X-Admin-Token (404 without it): `to_member_id` becomes the owner and the owner `from_member_id` takes `previous_owner_role` (default manager), in one transaction. 409 `conflict` when `from_member_id` is not an owner; 404 when either member is not of the organization.",
+          "Keys are not people, so no key can hand an organization's ownership on. The owner asks the platform, which checks that the request is the owner's own and calls this with X-Admin-Token (404 without it): `to_member_id` becomes the owner and the owner `from_member_id` takes `previous_owner_role` (default manager), in one transaction. 409 `conflict` when `from_member_id` is not an owner; 404 when either member is not of the organization.",
       },
     },
   )

@@ -144,7 +144,7 @@ export const campaignRoutes = new Elysia({ name: 'campaigns', prefix: '/advertis
       response: { 200: CampaignSummary, ...errorResponses },
       detail: {
         tags,
-        summary: 'Campaign summary metrics (spec #6)',
+        summary: "Get a campaign's performance summary",
         description: `Lifetime totals of the campaign's performance rows: impressions, clicks, spend; ctr = clicks / impressions (6 decimals), effective_cpc = spend / clicks (4 decimals), effective_cpm = spend × 1000 / impressions (4 decimals), each computed exactly in PostgreSQL numeric and rounded half-even, trailing zeros dropped, and "0" when the divisor is zero. ${MONEY} Another organization's campaign is 404.`,
       },
     },
@@ -158,7 +158,7 @@ export const campaignRoutes = new Elysia({ name: 'campaigns', prefix: '/advertis
       response: { 200: CampaignList, ...errorResponses },
       detail: {
         tags,
-        summary: 'List campaigns with performance summary (spec #9)',
+        summary: "List an organization's campaigns with their performance",
         description:
           'Every campaign of the organization, oldest first, with lifetime impressions, clicks, spend and ctr (as in the summary). Not paginated.',
       },

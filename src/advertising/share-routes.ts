@@ -53,7 +53,7 @@ export const revenueShareRoutes = new Elysia({ name: 'revenue-shares', prefix: '
     response: { 200: RevenueShare, ...errorResponses },
     detail: {
       tags,
-      summary: 'Revenue share detail (spec #7)',
+      summary: 'Get a revenue share',
       description: `Amounts are USD decimal strings at cents; platform_fee + retailer_share = gross_revenue exactly. ${WHO}`,
     },
   })

@@ -30,24 +30,30 @@ type FieldDef = {
 
 const Text = (maxLength: number) => Chars(maxLength)
 const Measure = Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { error: 'must be a number >= 0 or null' })
-const MeasureOut = Type.Union([Type.Number(), Type.Null()])
 const Uom = t.String({ maxLength: 10, description: 'UN/CEFACT Rec. 20/21 code' })
 const Gpc = t.String({ maxLength: 8, pattern: '^([0-9]{8})?$', error: 'must be 8 digits or empty' })
-const Out = t.String()
+const ImageUrl = Chars(2048, {
+  pattern: '^(https?://[^\\s/?#]+[^\\s]*)?$',
+  error: 'must be an absolute http(s) URL of at most 2048 characters, or empty',
+})
+// read back as stored: what the input's check allowed, upper-cased (the list of assigned codes is
+// not checked again on the way out, so a code ISO withdraws later still reads)
+const CountryOut = t.String({ maxLength: 2, pattern: '^([A-Za-z]{2})?$' })
 
 // Generic so that each field keeps its literal flags: the lists below are typed from them.
+// A field reads back with the limits it is written with (the response schemas carry them too).
 const text = <const F extends Omit<Partial<FieldDef>, 'input' | 'output'> & { column: Column }>(
   maxLength: number,
   flags: F,
-) => ({ input: Text(maxLength), output: Out, feed: true as const, ...flags })
+) => ({ input: Text(maxLength), output: Text(maxLength), feed: true as const, ...flags })
 const measure = <const C extends Column>(column: C) => ({
   column,
   input: Measure,
-  output: MeasureOut,
+  output: Measure,
   feed: true as const,
 })
-const uom = <const C extends Column>(column: C) => ({ column, input: Uom, output: Out, feed: true as const })
-const gpc = <const C extends Column>(column: C) => ({ column, input: Gpc, output: Out, feed: true as const })
+const uom = <const C extends Column>(column: C) => ({ column, input: Uom, output: Uom, feed: true as const })
+const gpc = <const C extends Column>(column: C) => ({ column, input: Gpc, output: Gpc, feed: true as const })
 
 /** The product record's stored fields (spec: product record; contract §5), in record order. */
 export const PRODUCT_FIELDS = {
@@ -56,18 +62,15 @@ export const PRODUCT_FIELDS = {
   description: text(10_000, { column: 'description', contributable: true, dateLabels: true, search: 'C' }),
   image_url: {
     column: 'imageUrl',
-    input: Chars(2048, {
-      pattern: '^(https?://[^\\s/?#]+[^\\s]*)?$',
-      error: 'must be an absolute http(s) URL of at most 2048 characters, or empty',
-    }),
-    output: Out,
+    input: ImageUrl,
+    output: ImageUrl,
     contributable: true as const,
     feed: true as const,
   },
   country_of_origin: {
     column: 'countryOfOrigin',
     input: CountryCode(),
-    output: Out,
+    output: CountryOut,
     contributable: true as const,
     feed: true as const,
     normalize: (v: string) => v.toUpperCase(),

@@ -39,7 +39,7 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
       response: { 201: Product, ...errorResponses },
       detail: {
         tags,
-        summary: 'Create a product (spec #11)',
+        summary: 'Create a product',
         description:
           "Creates the record and claims the GTIN for the key's organization (`data_source` claimed). 409 `gtin_exists` when the GTIN is already in the catalog (claim it instead); 409 `conflict` when the GTIN lies under a GS1 company prefix registered to another organization. 422 `invalid_gtin` for a bad GTIN (length, check digit, restricted-circulation or coupon range) and `date_label_violation` for prohibited date-label wording (California AB 660) in product_name, description, net_content or usage_instructions. Emits `product.created`.",
       },
@@ -88,7 +88,7 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
       response: { 200: Product, ...errorResponses },
       detail: {
         tags,
-        summary: 'Unclaim a product (spec #3)',
+        summary: 'Unclaim a product',
         description: `The product stays in the catalog with \`is_claimed\` false and \`owner_id\`, \`claim_verification_status\` null. Only the owning organization can unclaim (403). Optional body \`organization_id\` must be the key's. Emits \`product.unclaimed\`. ${gtinNote}`,
       },
     },
@@ -141,7 +141,7 @@ export const catalogRoutes = new Elysia({ name: 'catalog', prefix: '/products/ap
       response: { 200: Provenance, ...errorResponses },
       detail: {
         tags,
-        summary: 'Provenance of each field',
+        summary: "Get a product's field provenance",
         description:
           'Every candidate value per field, newest first, with source, confidence and contributor; `canonical` marks the one the record shows.',
       },

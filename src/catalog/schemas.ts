@@ -59,7 +59,7 @@ export const Product = t.Object(
     field_confidence: t.Record(t.String(), Type.Number({ minimum: 0, maximum: 1 })),
     date_label_compliance: t.Object({ ca_ab660: t.String(), federal: t.String(), notes: t.Array(t.String()) }),
     metadata: MetadataOut,
-    brand: t.String(),
+    brand: Chars(255),
     ...outputSchemas(),
     owner_id: t.Union([ShortId, t.Null()]),
     claim_verification_status: t.Union([Enum(CLAIM_STATUSES), t.Null()]),

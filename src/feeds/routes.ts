@@ -132,7 +132,7 @@ export const offerRoutes = new Elysia({ name: 'offers', prefix: '/products/api/v
       response: { 200: Page(Offer), ...errorResponses },
       detail: {
         tags: ['Products'],
-        summary: "A product's offers",
+        summary: "List a product's offers",
         description:
           "Retailer offers from affiliate feeds, by retailer then item: price (the sale price while it applies) and regular price as decimal strings, currency, availability, link. Only offers of retailers the key's organization sees: canonical retailers' and its own (a private retailer of another organization is 404 and its offers are not listed). A change of price or availability emits `offer.updated` to the retailer's organization. 404 for an unknown GTIN.",
       },

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { db } from '../db/client'
 import { migrationsApplied } from '../db/migrate'
-import { errorResponses } from '../http/openapi'
+import { errorResponses, Problem } from '../http/openapi'
 import { serviceUnavailable } from '../http/problems'
 
 const Health = t.Object({ status: t.String(), checks: t.Optional(t.Record(t.String(), t.String())) })
@@ -10,7 +10,7 @@ export const healthRoutes = new Elysia({ name: 'health' })
   // the process answers: never asks the database, so a database outage does not get it restarted
   .get('/healthz', () => ({ status: 'ok' }), {
     response: { 200: Health, ...errorResponses },
-    detail: { tags: ['Health'], summary: 'Process is up', security: [] },
+    detail: { tags: ['Health'], summary: 'Check that the process is up', security: [] },
   })
   .get(
     '/readyz',
@@ -20,11 +20,13 @@ export const healthRoutes = new Elysia({ name: 'health' })
       return { status: 'ok', checks: { database: 'ok' } }
     },
     {
-      response: { 200: Health, ...errorResponses },
+      // 503 is this route's answer, not only a dependency's failure: listed on its own
+      response: { 200: Health, ...errorResponses, 503: Problem },
       detail: {
         tags: ['Health'],
-        summary: 'Database reachable and migrations applied',
-        description: '503 problem+json with Retry-After while the database is unreachable or not migrated.',
+        summary: 'Check that the service is ready',
+        description:
+          '200 while the database answers and every migration is applied; otherwise 503 `service_unavailable` (application/problem+json) with Retry-After, so a load balancer takes the process out of rotation until it is ready.',
         security: [],
       },
     },

@@ -1,3 +1,8 @@
+import type { ErrorCode } from '../shared/errors'
+import { ERROR_HEADERS, errorResponses, GENERIC_PROBLEM, problemExampleComponents } from './openapi-errors'
+import { annotateExamples, annotateParameter, mediaExample } from './openapi-examples'
+import { fallbackOperationId, operationInfo } from './openapi-operations'
+
 /**
  * Turns the document @elysiajs/openapi generates into one that validators and client generators
  * accept. Request bodies and responses come from the routes' own schemas, which say what they mean
@@ -6,13 +11,15 @@
  *   a `Problem` response is served as `application/problem+json`.
  * - `x-media-types` on a response or body schema: the real content types (images, PDF, zip, CSV).
  * - `x-content-type` on a JSON response schema: its media type (application/linkset+json).
- * A body declared `t.Optional` is not required. It also drops what is not OpenAPI 3.1: Elysia's `error` messages, the string branch Elysia adds
- * to numbers for coercion, and the `content` of responses that have no body (204).
+ * - `x-problem-generic` on an error schema: listed by `errorResponses`, kept where it applies.
+ * A body declared `t.Optional` is not required. It also drops what is not OpenAPI 3.1: Elysia's
+ * `error` messages, the string branch Elysia adds to numbers for coercion, and the `content` of
+ * responses that have no body (204).
  */
 
 type Json = Record<string, any>
 
-const INTERNAL = ['error', 'x-field', 'x-schema-name', 'x-media-types', 'x-content-type']
+const INTERNAL = ['error', 'x-field', 'x-schema-name', 'x-media-types', 'x-content-type', GENERIC_PROBLEM]
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const PROBLEM_TYPE = 'application/problem+json'
 
@@ -89,16 +96,31 @@ function response(status: string, schema: Json, named: Map<string, Json>) {
   return { description, content: { [type]: { schema: cleaned } } }
 }
 
-/** What the document needs of each route: its body and response schemas, as JSON. */
-export type RouteSchemas = { method: string; path: string; body?: Json; bodyOptional: boolean; responses?: Json }
+/** What the document needs of each route: its body and response schemas, as JSON, and its own operation id. */
+export type RouteSchemas = {
+  method: string
+  path: string
+  body?: Json
+  bodyOptional: boolean
+  responses?: Json
+  operationId?: string
+}
 
 const toOpenApiPath = (path: string) => path.replace(/:([^/]+)/g, '{$1}')
 
+const isUpload = (body: Json | undefined) =>
+  body !== undefined &&
+  (mediaTypesOf(body) !== null || (Array.isArray(body.anyOf) && body.anyOf.some((b: Json) => mediaTypesOf(b))))
+
+const isJsonType = (type: string) => type === 'application/json' || type.endsWith('+json')
+
 /**
  * The generated document with request bodies and responses taken from the routes' own schemas
- * (the generator leaves bodies empty when a global parser exists, and loses custom keywords).
+ * (the generator leaves bodies empty when a global parser exists, and loses custom keywords),
+ * operation ids and summaries from the operation list, error responses as openapi-errors.ts
+ * decides, and examples (openapi-examples.ts) for every field, body and JSON response.
  */
-export function finalizeDocument(doc: Json, routes: RouteSchemas[]): Json {
+export function finalizeDocument(doc: Json, routes: RouteSchemas[], problems: Map<ErrorCode, Json>): Json {
   const named = new Map<string, Json>()
   const byOperation = new Map(routes.map((r) => [`${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`, r]))
   const paths: Json = {}
@@ -110,7 +132,10 @@ export function finalizeDocument(doc: Json, routes: RouteSchemas[]): Json {
         continue
       }
       const route = byOperation.get(`${method} ${path}`)
-      const { requestBody: _, responses: __, ...operation } = op as Json
+      const info = operationInfo(method, path)
+      const { requestBody: _, responses: __, operationId: ___, ...operation } = op as Json
+      const operationId = route?.operationId ?? info?.id ?? fallbackOperationId(method, path)
+      if (info?.summary) operation.summary = info.summary
       if (operation.parameters)
         operation.parameters = operation.parameters.map((p: Json) => ({
           ...p,
@@ -119,13 +144,65 @@ export function finalizeDocument(doc: Json, routes: RouteSchemas[]): Json {
           schema: cleanSchema(p.schema, named),
         }))
       if (route?.body) operation.requestBody = requestBody(route.body, route.bodyOptional, named)
-      operation.responses = Object.fromEntries(
-        Object.entries(route?.responses ?? {}).map(([status, schema]) => [status, response(status, schema, named)]),
-      )
-      fixed[method] = operation
+      const declared = route?.responses ?? {}
+      const shape = {
+        method,
+        path,
+        operationId,
+        security: operation.security,
+        hasBody: route?.body !== undefined,
+        upload: isUpload(route?.body),
+        info,
+      }
+      const errors = errorResponses(shape, declared)
+      // the errors refer to the Problem component: it is registered from the route's own schema
+      const problem = Object.values(declared as Json).find((s) => (s as Json)['x-schema-name'] === 'Problem')
+      if (problem && Object.keys(errors).length) cleanSchema(problem, named)
+      operation.responses = {
+        ...Object.fromEntries(
+          Object.entries(declared)
+            .filter(([status]) => Number(status) < 400)
+            .map(([status, schema]) => [status, response(status, schema as Json, named)]),
+        ),
+        ...errors,
+      }
+      fixed[method] = { operationId, ...operation }
     }
     paths[path] = fixed
   }
   const schemas = { ...(doc.components?.schemas ?? {}), ...Object.fromEntries(named) }
-  return { ...doc, paths, components: { ...doc.components, schemas } }
+  for (const [name, schema] of Object.entries(schemas)) if (name !== 'Problem') annotateExamples(schema, name)
+  const examples = problemExampleComponents(paths, problems)
+  const finished = { ...doc, paths, components: { ...doc.components, schemas, headers: ERROR_HEADERS, examples } }
+  addMediaExamples(finished)
+  return finished
+}
+
+/** Examples of every parameter, JSON body and JSON response that has none (fields first, then wholes). */
+function addMediaExamples(doc: Json) {
+  const operations = Object.values(doc.paths as Json).flatMap((item) =>
+    Object.entries(item as Json)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([, op]) => op as Json),
+  )
+  const media: Json[] = []
+  const json = (content: Json | undefined) =>
+    Object.entries(content ?? {})
+      .filter(([type, m]) => isJsonType(type) && (m as Json).schema)
+      .map(([, m]) => m as Json)
+  for (const op of operations) {
+    for (const p of op.parameters ?? []) annotateParameter(p)
+    const responses = Object.entries(op.responses as Json)
+      .filter(([status]) => Number(status) < 400)
+      .flatMap(([, r]) => json((r as Json).content))
+    // a body's fields read as those of the resource it makes or changes (a retailer's `name`)
+    const resource = responses
+      .map((m) => /^#\/components\/schemas\/(\w+)$/.exec(m.schema.$ref ?? '')?.[1])
+      .find(Boolean)
+    for (const m of json(op.requestBody?.content)) annotateExamples(m.schema, resource)
+    for (const m of responses) annotateExamples(m.schema)
+    media.push(...json(op.requestBody?.content), ...responses)
+  }
+  for (const m of media)
+    if (m.example === undefined && m.examples === undefined) m.example = mediaExample(m.schema, doc)
 }

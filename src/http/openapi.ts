@@ -4,37 +4,48 @@ import { OptionalKind, Type } from '@sinclair/typebox'
 import { type AnyElysia, Elysia, t } from 'elysia'
 import { notFound } from '../shared/errors'
 import { finalizeDocument, type RouteSchemas } from './openapi-document'
+import { GENERIC_PROBLEM, problemExamples } from './openapi-errors'
 
+const PROBLEM_OPTIONS = {
+  description: 'RFC 9457 problem details, served as application/problem+json',
+  'x-schema-name': 'Problem',
+}
 export const Problem = t.Object(
   {
     type: t.String({ description: 'URI naming the kind of problem' }),
     title: t.String(),
     status: Type.Integer(),
-    code: t.String({ description: 'stable snake_case machine code (contract §3)' }),
+    code: t.String({ description: 'stable snake_case machine code: branch on it, not on title or detail' }),
     detail: t.String(),
     errors: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
     request_id: t.String(),
   },
-  { description: 'RFC 9457 problem details, served as application/problem+json', 'x-schema-name': 'Problem' },
+  PROBLEM_OPTIONS,
 )
 
-/** The error statuses any route may answer with, for the OpenAPI document. */
+// The same schema, marked: a status that the document keeps only where the route can answer it.
+const MaybeProblem = t.Object(Problem.properties, { ...PROBLEM_OPTIONS, [GENERIC_PROBLEM]: true })
+
+/**
+ * The error statuses any route may answer with, for the OpenAPI document, which keeps those that
+ * apply to each route (openapi-errors.ts). A status listed with `Problem` itself is always kept.
+ */
 export const errorResponses = {
-  400: Problem,
-  401: Problem,
-  403: Problem,
-  404: Problem,
-  405: Problem,
-  408: Problem,
-  409: Problem,
-  413: Problem,
-  414: Problem,
-  415: Problem,
-  422: Problem,
-  429: Problem,
-  431: Problem,
-  500: Problem,
-  503: Problem,
+  400: MaybeProblem,
+  401: MaybeProblem,
+  403: MaybeProblem,
+  404: MaybeProblem,
+  405: MaybeProblem,
+  408: MaybeProblem,
+  409: MaybeProblem,
+  413: MaybeProblem,
+  414: MaybeProblem,
+  415: MaybeProblem,
+  422: MaybeProblem,
+  429: MaybeProblem,
+  431: MaybeProblem,
+  500: MaybeProblem,
+  503: MaybeProblem,
 }
 
 /** A response or upload body that is a file of one of `mediaTypes` (the document says so). */
@@ -77,13 +88,14 @@ window.ui = SwaggerUIBundle({ url: '/docs/json', dom_id: '#swagger-ui', deepLink
 const asJson = (schema: unknown) => (schema === undefined ? undefined : JSON.parse(JSON.stringify(schema)))
 
 function routeSchemas(route: AnyElysia['routes'][number]): RouteSchemas {
-  const hooks = route.hooks as { body?: object; response?: Record<string, object> }
+  const hooks = route.hooks as { body?: object; response?: Record<string, object>; detail?: { operationId?: string } }
   return {
     method: route.method,
     path: route.path,
     body: asJson(hooks.body),
     bodyOptional: hooks.body !== undefined && OptionalKind in hooks.body,
     responses: asJson(hooks.response),
+    operationId: hooks.detail?.operationId,
   }
 }
 
@@ -92,8 +104,8 @@ function routeSchemas(route: AnyElysia['routes'][number]): RouteSchemas {
  * then finalized by `finalizeDocument`) and `/docs/assets/*`. `app` is the application to describe.
  */
 export function docs(app: () => AnyElysia) {
-  let document: Record<string, unknown> | null = null
-  const build = () => {
+  let document: Promise<Record<string, unknown>> | null = null
+  const build = async () => {
     // staticFile: false, or a path with a dot (/.well-known/gs1resolver) is taken for a static file and left out
     const { paths, components } = toOpenAPISchema(
       app(),
@@ -117,6 +129,7 @@ export function docs(app: () => AnyElysia) {
         },
       },
       app().routes.map(routeSchemas),
+      await problemExamples(),
     )
   }
   return new Elysia({ name: 'docs' })
@@ -125,9 +138,9 @@ export function docs(app: () => AnyElysia) {
     })
     .get(
       '/docs/json',
-      () => {
+      async () => {
         document ??= build()
-        return Response.json(document)
+        return Response.json(await document)
       },
       { detail: { hide: true } },
     )

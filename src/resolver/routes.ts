@@ -10,7 +10,7 @@ import { Rule, RuleCreate, RuleParams, RulePatch, RuleQuery, RulesParams } from 
 
 const tags = ['Resolver']
 const FORMATS =
-  'Formats (contract §6): `link_type` a GS1 Web Vocabulary link type in CURIE form (default gs1:defaultLink); `annual_*_mmdd` MM-DD with a day that exists (set both or neither; the window may wrap the new year, both ends inclusive); `time_of_day_*` HH:MM 24-hour (both or neither; end exclusive; may wrap midnight); `days_of_week` ISO 1 (Monday) to 7; `timezone` an IANA name (default UTC), in which days, dates and times are read; `absolute_start_at` before `absolute_end_at` (end exclusive); `location_countries` ISO 3166-1 alpha-2, `location_regions` ISO 3166-2 (US-CA); `custom_url` an absolute http(s) URL. Scope: ORGANIZATION needs nothing more; BRAND a `scope_id` naming a brand of the organization; PRODUCT a `product_id` of a product the organization holds; BATCH and SERIAL that `product_id` and the lot or serial in `scope_id`. A wrong value is 422 naming the field. Emits `resolution_rule.created|updated|deleted`; the resolver applies a change within moments, in every process.'
+  'Formats: `link_type` a GS1 Web Vocabulary link type in CURIE form (default gs1:defaultLink); `annual_*_mmdd` MM-DD with a day that exists (set both or neither; the window may wrap the new year, both ends inclusive); `time_of_day_*` HH:MM 24-hour (both or neither; end exclusive; may wrap midnight); `days_of_week` ISO 1 (Monday) to 7; `timezone` an IANA name (default UTC), in which days, dates and times are read; `absolute_start_at` before `absolute_end_at` (end exclusive); `location_countries` ISO 3166-1 alpha-2, `location_regions` ISO 3166-2 (US-CA); `custom_url` an absolute http(s) URL. Scope: ORGANIZATION needs nothing more; BRAND a `scope_id` naming a brand of the organization; PRODUCT a `product_id` of a product the organization holds; BATCH and SERIAL that `product_id` and the lot or serial in `scope_id`. A wrong value is 422 naming the field. Emits `resolution_rule.created|updated|deleted`; the resolver applies a change within moments, in every process.'
 
 /** Applies a committed change to this process's index at once (other processes hear of it through events). */
 const applied = async <T>(id: string, result: T) => {
@@ -35,7 +35,7 @@ export const ruleRoutes = new Elysia({ name: 'resolution-rules', prefix: '/resol
       response: { 200: Page(Rule), ...errorResponses },
       detail: {
         tags,
-        summary: 'List resolution rules (spec #2)',
+        summary: 'List resolution rules',
         description:
           "The organization's rules, oldest first. `scope_type` narrows to one scope; `enabled` true returns only active rules, false only disabled ones. Any role (VIEW).",
       },
@@ -77,7 +77,7 @@ export const ruleRoutes = new Elysia({ name: 'resolution-rules', prefix: '/resol
       detail: {
         tags,
         summary: 'Update a resolution rule',
-        description: `Partial update: omitted fields are kept, \`null\` clears a nullable field, metadata merges (spec Conventions). Changing \`scope_type\` needs the new scope's \`scope_id\`/\`product_id\`. The result is checked as a whole. ${FORMATS}`,
+        description: `Partial update: omitted fields are kept, \`null\` clears a nullable field, metadata merges. Changing \`scope_type\` needs the new scope's \`scope_id\`/\`product_id\`. The result is checked as a whole. ${FORMATS}`,
       },
     },
   )

@@ -21,7 +21,7 @@ export const retailerRoutes = new Elysia({ name: 'retailers', prefix: '/retailer
       response: { 200: Page(Retailer), ...errorResponses },
       detail: {
         tags,
-        summary: 'List retailers (spec #5)',
+        summary: 'List retailers',
         description: `${visibility} Ordered by name. \`search\` is a case-insensitive substring of the name; \`organization_id\` narrows to that organization's visible retailers.`,
       },
     },

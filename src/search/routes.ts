@@ -52,7 +52,7 @@ export const searchRoutes = new Elysia({ name: 'search', prefix: '/catalog/api/v
       response: { 200: SearchResponse, ...errorResponses },
       detail: {
         tags: ['Search'],
-        summary: 'Search the catalog (spec #10)',
+        summary: 'Search the catalog',
         description: [
           'Products (name, brand, description, manufacturer, ingredients, GTIN), brands and retailers, ranked together by relevance, sorted by `rank` descending and cut to `limit` (default 20, at most 100); no pagination, and `total_count` is the number of rows returned. Rows of equal rank keep the order they were found in (products before brands before retailers; products in storage order, brands and retailers by id), so a smaller `limit` gives the first rows of a larger one.',
           'Syntax: words (all must match), "quoted phrases", `-word` or `-"phrase"` to exclude, `OR` between two terms. The last word also matches as a prefix while it is typed (`choc` finds chocolate). A query of only punctuation or only exclusions returns no rows.',

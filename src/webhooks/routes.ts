@@ -85,7 +85,7 @@ export const webhookRoutes = new Elysia({ name: 'webhooks', prefix: '/webhooks/a
       response: { 200: Endpoint, ...errorResponses },
       detail: {
         tags,
-        summary: 'Update a webhook endpoint (spec #12)',
+        summary: 'Update a webhook endpoint',
         description: `Partial update: omitted fields are untouched; metadata merges; a \`signing_secret\` in the body is 422 (use rotate-secret). \`is_active: false\` pauses: no new events are queued for it and queued deliveries wait; \`is_active: true\` sends what waited, clears \`disabled_reason\` and closes an open circuit. ${scoped}`,
       },
     },
