@@ -1,5 +1,6 @@
 import type { Job, PgBoss, WorkOptions } from 'pg-boss'
 import type { QueueDef } from '../src/db/queues'
+import { withJobSpans } from '../src/observability/tracing'
 import { logger } from '../src/shared/logger'
 
 /** A handler bound to a queue a feature declared. */
@@ -20,9 +21,10 @@ export type Binding = {
 export async function bind(boss: PgBoss, { queue, work = {}, handle, schedule, schedules }: Binding) {
   if (schedule) await boss.schedule(queue.name, schedule)
   if (schedules) await syncSchedules(boss, queue.name, await schedules())
-  return boss.work(queue.name, work, async (jobs: { id: string }[]) => {
+  return boss.work(queue.name, work, async (jobs: { id: string; data?: unknown }[]) => {
     try {
-      return await handle(jobs)
+      // a span per job, continuing the trace of the request that sent it
+      return await withJobSpans(queue.name, jobs, () => handle(jobs))
     } catch (err) {
       logger.error({ err, queue: queue.name, job_ids: jobs.map((j) => j.id) }, 'job failed; pg-boss retries it')
       throw err

@@ -6,6 +6,7 @@ import { type Binding, bind } from './binding'
 import { catalogPromote, catalogVerify } from './catalog-promote'
 import { consumerBindings, eventsDispatch } from './events'
 import { feedsChunk, feedsImport, feedsScheduled } from './feeds'
+import { idempotencySweep } from './observability'
 import '../src/resolver/index-events' // the resolver index consumer is bound with the other consumers
 import { searchIndex } from './search-index'
 import { webhookDeliver } from './webhook-deliver'
@@ -26,6 +27,7 @@ const bindings = (): Binding[] => [
   feedsScheduled,
   performanceImport,
   revenueShares,
+  idempotencySweep,
   ...consumerBindings(),
 ]
 

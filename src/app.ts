@@ -10,9 +10,11 @@ import { feedRoutes, offerRoutes } from './feeds/routes'
 import { healthRoutes } from './health/routes'
 import { edge } from './http/edge'
 import { exactPaths } from './http/exact-paths'
+import { idempotency } from './http/idempotency'
 import { docs } from './http/openapi'
 import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
+import { metricsRoutes } from './observability/routes'
 import { resolverRoutes, scanServeRoutes } from './resolver/resolver-routes'
 import { ruleRoutes } from './resolver/routes'
 import { retailerRoutes } from './retailers/routes'
@@ -33,8 +35,11 @@ export function createApp() {
     .use(exactPaths(() => self!.routes))
     .use(problems)
     .use(edge(() => self!))
+    // after the edge's checks: a request it refuses never claims its Idempotency-Key
+    .use(idempotency(() => self!))
     .use(docs(() => self!))
     .use(healthRoutes)
+    .use(metricsRoutes)
     .use(accountRoutes)
     .use(retailerRoutes)
     .use(catalogRoutes)
@@ -57,5 +62,5 @@ export type App = ReturnType<typeof createApp>
 
 /** What a worker process serves: only the health probes, on the same conventions. */
 export function createHealthApp() {
-  return new Elysia({ normalize: false }).use(requestContext).use(problems).use(healthRoutes)
+  return new Elysia({ normalize: false }).use(requestContext).use(problems).use(healthRoutes).use(metricsRoutes)
 }

@@ -83,6 +83,21 @@ const Env = t.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => t.Literal(l)),
     { default: 'info' },
   ),
+  /**
+   * Tracing export (OpenTelemetry's own variable names): `otlp` (OTLP over HTTP, JSON), `console` or
+   * `none`; unset: `otlp` when OTEL_EXPORTER_OTLP_ENDPOINT is set, else `none`. A received
+   * traceparent is carried into jobs and webhook deliveries either way.
+   */
+  OTEL_TRACES_EXPORTER: t.Optional(t.Union([t.Literal('otlp'), t.Literal('console'), t.Literal('none')])),
+  /** The collector's base URL (spans go to <it>/v1/traces); the _TRACES_ one is the traces URL itself. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: t.Optional(t.String({ pattern: '^https?://[^\\s]+$' })),
+  OTEL_SERVICE_NAME: t.String({ minLength: 1, default: 'gtin-catalog' }),
+  /**
+   * A bearer token for GET /metrics (Authorization: Bearer <it>); the admin token also reads it.
+   * With neither set, /metrics answers 404.
+   */
+  METRICS_TOKEN: t.Optional(t.String({ minLength: 16 })),
   /** Where log lines go: stdout for servers; the CLI sends them to stderr to keep stdout for output. */
   LOG_TARGET: t.Union([t.Literal('stdout'), t.Literal('stderr')], { default: 'stdout' }),
   NODE_ENV: t.Optional(t.String()),

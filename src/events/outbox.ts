@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { unnestRows } from '../db/params'
 import { defineQueue } from '../db/queues'
 import { type Executor, inTransaction } from '../db/tx'
+import { currentTraceparent, type TraceCarrier } from '../observability/tracing'
 import type { EventJobData } from './consumers'
 import type { NewEvent } from './types'
 
@@ -9,7 +10,7 @@ import type { NewEvent } from './types'
  * One job per `emit`, sent in the events' own transaction: events exist and are dispatched if and
  * only if their change commits. The job's id is its first event's, so dispatching it again is a no-op.
  */
-export const dispatchQueue = defineQueue<EventJobData>('events.dispatch', {
+export const dispatchQueue = defineQueue<EventJobData & TraceCarrier>('events.dispatch', {
   retryLimit: 10,
   retryDelay: 1,
   retryBackoff: true,
@@ -28,15 +29,19 @@ export async function emit(ex: Executor, ...list: NewEvent[]): Promise<string[]>
   return inTransaction(ex, async (tx) => {
     const ids = list.map(() => crypto.randomUUID())
     const rows = list.map((event, i) => ({ ...event, id: ids[i]! }))
-    await tx.execute(sql`insert into events (id, event_type, organization_id, subject_id, data)
-      select id, event_type, organization_id, subject_id, data from ${unnestRows(rows, 'e', {
+    // the request or job that emits them: their dispatch, consumers and deliveries continue its trace
+    const traceparent = currentTraceparent()
+    await tx.execute(sql`insert into events (id, event_type, organization_id, subject_id, data, trace_parent)
+      select id, event_type, organization_id, subject_id, data, ${traceparent}::varchar from ${unnestRows(rows, 'e', {
         id: ['uuid', (e) => e.id],
         event_type: ['text', (e) => e.eventType],
         organization_id: ['uuid', (e) => e.organizationId],
         subject_id: ['uuid', (e) => e.subjectId],
         data: ['jsonb', (e) => JSON.stringify(e.data)],
       })}`)
-    await dispatchQueue.insert(tx, [{ id: ids[0]!, data: { eventIds: ids } }])
+    await dispatchQueue.insert(tx, [
+      { id: ids[0]!, data: traceparent ? { eventIds: ids, traceparent } : { eventIds: ids } },
+    ])
     return ids
   })
 }

@@ -1,5 +1,6 @@
 import pino from 'pino'
 import { config } from '../config'
+import { activeTraceId } from '../observability/tracing'
 import { errorForLog } from './log-errors'
 import { LineSink } from './log-sink'
 import { isUnavailable } from './unavailable'
@@ -24,6 +25,11 @@ export const logger = pino(
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: ['api_key', 'key', 'headers["x-api-key"]', 'headers["x-admin-token"]'],
     serializers: { err: errorForLog },
+    // the trace a line was written in (a traced request or job), to find its spans
+    mixin: () => {
+      const traceId = activeTraceId()
+      return traceId ? { trace_id: traceId } : {}
+    },
     hooks: {
       logMethod(args, method, level) {
         if (level >= WARN && isUnavailable(errorOf(args)) && !outageLines.admit(level, messageOf(args))) return
@@ -83,7 +89,15 @@ class OutageLines {
 const outageLines = new OutageLines()
 
 /** One request log line's fields. */
-export type RequestLine = { id: string; method: string; path: string; status: number; durationMs?: number }
+export type RequestLine = {
+  id: string
+  method: string
+  path: string
+  status: number
+  durationMs?: number
+  /** the request's trace, when it was traced */
+  traceId?: string
+}
 
 /**
  * The request log: one info line per request, in the logger's own format (level, ISO time,
@@ -112,8 +126,9 @@ export function logRequestLine(line: RequestLine) {
   if (!logger.isLevelEnabled('info')) return
   const id = line.id ? `,"request_id":${quoted(line.id)}` : ''
   const duration = line.durationMs === undefined ? '' : `,"duration_ms":${line.durationMs}`
+  const trace = line.traceId ? `,"trace_id":${quoted(line.traceId)}` : ''
   destination.write(
-    `{"level":30,"time":"${isoNow()}"${SERVICE_FIELD}${id},"method":${quoted(line.method)},"path":${quoted(line.path)},"status":${line.status}${duration}}\n`,
+    `{"level":30,"time":"${isoNow()}"${SERVICE_FIELD}${id}${trace},"method":${quoted(line.method)},"path":${quoted(line.path)},"status":${line.status}${duration}}\n`,
   )
 }
 

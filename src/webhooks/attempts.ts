@@ -83,6 +83,7 @@ export async function attemptDelivery(deliveryId: string, token: string, options
     },
     options.policy ?? targetPolicy(),
     config.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    event.traceParent,
   )
   const at = now()
   // the common case in one statement; a failure also schedules the next attempt and tracks health

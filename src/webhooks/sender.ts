@@ -1,3 +1,5 @@
+import { observeDeliveryAttempt } from '../observability/metrics'
+import { withOutgoingSpan } from '../observability/tracing'
 import { fetchPinned, type TargetPolicy, TargetRefused } from '../shared/outbound'
 
 export type PostResult = {
@@ -19,9 +21,26 @@ export function parseRetryAfter(value: string | null, now: Date): number | null 
 
 /**
  * POSTs a body to a target at the address its checks vetted (`fetchPinned`). Redirects are not
- * followed (a 3xx is a failed attempt); the response body is discarded.
+ * followed (a 3xx is a failed attempt); the response body is discarded. `traceparent`: the trace
+ * of the request that emitted the event; the POST carries a `traceparent` of the same trace.
  */
 export async function postToTarget(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: TargetPolicy,
+  timeoutMs: number,
+  traceparent?: string | null,
+): Promise<PostResult> {
+  // `headers` (the caller's own object) gains the span's traceparent
+  const result = await withOutgoingSpan('webhook POST', traceparent, headers, () =>
+    post(target, body, headers, policy, timeoutMs),
+  )
+  observeDeliveryAttempt(result.status, result.error)
+  return result
+}
+
+async function post(
   target: string,
   body: string,
   headers: Record<string, string>,

@@ -19,6 +19,8 @@ export const events = pgTable(
     /** The id of the resource the event is about (for lookups and tests). */
     subjectId: uuid().notNull(),
     created: created(),
+    /** The W3C traceparent of the request that emitted it, carried into its jobs and deliveries. */
+    traceParent: varchar({ length: 55 }),
   },
   (table) => [
     index('events_subject_idx').on(table.subjectId),
