@@ -9,7 +9,7 @@ export interface components {
       type: string
       title: string
       status: number
-      /** @description stable snake_case machine code (contract §3) */
+      /** @description stable snake_case machine code: branch on it, not on title or detail */
       code: string
       detail: string
       errors?: {
@@ -24,34 +24,62 @@ export interface components {
        * @example MLpZDiEXM4VsUryR9oE8uc
        */
       id: string
+      /** @example CI pipeline */
       name: string
+      /** @example editor */
       role: 'manager' | 'editor' | 'readonly'
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
-      /** @description the raw key at creation; afterwards the first 8 characters followed by "..." */
+      /**
+       * @description the raw key at creation; afterwards the first 8 characters followed by "..."
+       * @example gck_live_3q2Xv9Zk4TbN7mRwYc8Hf5Jp2Ld6Gs1Ae0Ui4Ko9Mx
+       */
       key: string
-      /** @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters. */
+      /**
+       * @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata: {
         [key: string]: string
       }
+      /** @example Reads the catalog from the nightly export job */
       description: string
     }
     Member: {
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example M9bWc4KzTq7NpHf2VgRxJs
        */
       id: string
+      /** @example ann@acme.example */
       user_email: string
+      /** @example Ann Example */
       user_name: string
-      /** @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters. */
+      /**
+       * @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.
+       * @example {
+       *       "team": "catalog"
+       *     }
+       */
       user_metadata: {
         [key: string]: string
       }
+      /** @example editor */
       role: 'owner' | 'manager' | 'editor' | 'billing' | 'viewer'
-      /** @description Owner, Manager, Editor, Billing or Viewer */
+      /**
+       * @description Owner, Manager, Editor, Billing or Viewer
+       * @example Editor
+       */
       role_display: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
     }
     Retailer: {
@@ -60,25 +88,46 @@ export interface components {
        * @example MLpZDiEXM4VsUryR9oE8uc
        */
       id: string
+      /** @example Green Grocer */
       name: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
-      /** @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters. */
+      /**
+       * @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata: {
         [key: string]: string
       }
       is_online: boolean
       is_physical: boolean
+      /** @example https://greengrocer.example */
       website: string
-      /** @description Global Location Number (13 digits) or empty */
+      /**
+       * @description Global Location Number (13 digits) or empty
+       * @example 4012345000009
+       */
       gln: string
+      /** @example false */
       is_canonical: boolean
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example Hq3vTz8KcWbN5mRfYg2XpJ
        */
       organization_id: string
+      /**
+       * @example [
+       *       "DE",
+       *       "AT"
+       *     ]
+       */
       marketplace_regions: string[]
+      /** @example grocery */
       category: string
       is_active: boolean
     }
@@ -88,8 +137,10 @@ export interface components {
        * @example MLpZDiEXM4VsUryR9oE8uc
        */
       id: string
+      /** @example 04006381333931 */
       gtin: string
       is_claimed: boolean
+      /** @example claimed */
       data_source:
         | 'crowd_sourced'
         | 'claimed'
@@ -104,69 +155,162 @@ export interface components {
         | 'affiliate_feed'
         | 'datakick'
         | 'common_crawl_wdc'
+      /** @example 0.95 */
       confidence_score: number
+      /**
+       * @example {
+       *       "product_name": 0.95,
+       *       "brand": 0.95
+       *     }
+       */
       field_confidence: {
         [key: string]: number
       }
       date_label_compliance: {
+        /** @example compliant */
         ca_ab660: string
+        /** @example compliant */
         federal: string
+        /** @example [] */
         notes: string[]
       }
-      /** @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters. */
+      /**
+       * @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata: {
         [key: string]: string
       }
+      /** @example Acme Foods */
       brand: string
+      /** @example Organic Rolled Oats */
       product_name: string
+      /** @example Acme Foods GmbH */
       manufacturer: string
+      /** @example Whole-grain rolled oats from organic farming, for porridge and muesli. */
       description: string
+      /** @example https://cdn.acme.example/images/04006381333931.jpg */
       image_url: string
+      /** @example DE */
       country_of_origin: string
+      /** @example 500 g */
       net_content: string
+      /** @example 500 */
       net_content_value: number | null
+      /** @example GRM */
       net_content_uom:
         | ('MLT' | 'CLT' | 'LTR' | 'GRM' | 'KGM' | 'ONZ' | 'LBR' | 'PTI' | 'QTI' | 'GLL' | 'EA' | '')
         | null
+      /** @example 18 */
       length: number | null
+      /** @example 12 */
       width: number | null
+      /** @example 5 */
       height: number | null
+      /** @example 5 */
       depth: number | null
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       length_uom: string
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       width_uom: string
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       height_uom: string
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       depth_uom: string
+      /** @example 520 */
       gross_weight: number | null
+      /** @example 500 */
       net_weight: number | null
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example GRM
+       */
       gross_weight_uom: string
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example GRM
+       */
       net_weight_uom: string
+      /** @example 10000282 */
       gpc_brick_code: string
+      /** @example 50221300 */
       gpc_class_code: string
+      /** @example 50220000 */
       gpc_family_code: string
+      /** @example 50000000 */
       gpc_segment_code: string
+      /** @example Rolled oats* (100 %). *organic. May contain traces of nuts. */
       ingredients_text: string
+      /** @example Store in a cool, dry place. Once opened, keep in an airtight container. */
       usage_instructions: string
+      /** @example Hq3vTz8KcWbN5mRfYg2XpJ */
       owner_id: string | null
+      /** @example prefix_matched */
       claim_verification_status: ('unverified' | 'prefix_matched' | 'verified' | 'disputed' | 'rejected') | null
+      /**
+       * @example [
+       *       "gluten"
+       *     ]
+       */
       contains_allergens: string[]
+      /**
+       * @example [
+       *       "nuts"
+       *     ]
+       */
       may_contain_allergens: string[]
+      /**
+       * @example [
+       *       "eu-organic"
+       *     ]
+       */
       certifications: string[]
       substances: {
+        /** @example palm-oil */
         slug: string
+        /** @example palm oil */
         span: string
+        /** @example 0.9 */
         confidence: number
       }[]
       /** @description the recall in effect, or null (POST and DELETE …/recall/) */
       recall: {
+        /** @example gtin: the check digit of 4006381333932 should be 1 */
         reason: string
-        /** Format: date-time */
+        /**
+         * Format: date-time
+         * @example 2025-03-14T09:26:53.000Z
+         */
         recalled_at: string
-        /** @description the recall notice; null: the service's own notice page, /products/recall/{gtin} */
+        /**
+         * @description the recall notice; null: the service's own notice page, /products/recall/{gtin}
+         * @example https://acme.example/
+         */
         url: string | null
       } | null
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       modified: string
     }
     BarcodeBatch: {
@@ -176,21 +320,33 @@ export interface components {
        */
       id: string
       status: 'queued' | 'running' | 'succeeded' | 'failed'
+      /** @example sheet */
       output: string
+      /** @example a4-3x8 */
       template: string | null
       format: string
       total: number
       completed: number
       errors: {
         row: number
+        /** @example 4006381333932 */
         input: string
+        /** @example gtin: the check digit of 4006381333932 should be 1 */
         reason: string
       }[]
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
+      /** @example 2025-03-14T09:26:53.000Z */
       finished_at: string | null
-      /** @description when the output is removed (BATCH_RETENTION_HOURS after success, default 24); the download is 410 after */
+      /**
+       * @description when the output is removed (BATCH_RETENTION_HOURS after success, default 24); the download is 410 after
+       * @example 2025-03-14T09:26:53.000Z
+       */
       expires_at: string | null
+      /** @example https://catalog.acme.example/products/api/v1/barcode/batch/B8kTq3VzNb2WpRf5HgXcJd/download */
       download_url: string | null
     }
     WebhookEndpoint: {
@@ -199,19 +355,44 @@ export interface components {
        * @example MLpZDiEXM4VsUryR9oE8uc
        */
       id: string
+      /** @example https://hooks.acme.example/gtin-catalog */
       url: string
+      /** @example Production receiver */
       label: string
+      /**
+       * @example [
+       *       "product.created",
+       *       "product.updated"
+       *     ]
+       */
       event_types: string[]
       is_active: boolean
-      /** @description why the service switched the endpoint off (every delivery failing for 5 days); null otherwise */
+      /**
+       * @description why the service switched the endpoint off (every delivery failing for 5 days); null otherwise
+       * @example null
+       */
       disabled_reason: string | null
-      /** @description HMAC-SHA256 key (`whsec_` + 43 base64url characters): in full in the responses of create and rotate-secret, otherwise the first 8 characters followed by `...` */
+      /**
+       * @description HMAC-SHA256 key (`whsec_` + 43 base64url characters): in full in the responses of create and rotate-secret, otherwise the first 8 characters followed by `...`
+       * @example whsec_Zq4pX7Lb2Vn9Tw3Hk8Jc5Rf1Gm6Yd0Sa4Ue7Io2Bx
+       */
       signing_secret: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       modified: string
-      /** @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters. */
+      /**
+       * @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata: {
         [key: string]: string
       }
@@ -224,41 +405,60 @@ export interface components {
       id: string
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example E7wHk3NqZt9PbVf2XmGcRa
        */
       endpoint_id: string
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example V2gNbT8kQz5WmHr3JpXcYd
        */
       event_id: string
+      /** @example product.created */
       event_type: string
       /** @description pending (not attempted yet), retrying (failed, another attempt scheduled), succeeded, failed (schedule spent), cancelled (its endpoint was deleted) */
       status: 'pending' | 'retrying' | 'succeeded' | 'failed' | 'cancelled'
+      /** @example 1 */
       attempts: number
+      /** @example 2025-03-14T09:26:53.000Z */
       last_attempt_at: string | null
-      /** @description when the next attempt is due; null when settled or while the endpoint is switched off */
+      /**
+       * @description when the next attempt is due; null when settled or while the endpoint is switched off
+       * @example 2025-03-14T09:26:53.000Z
+       */
       next_attempt_at: string | null
+      /** @example 200 */
       response_status: number | null
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
       /** @description every attempt so far, oldest first */
       attempt_log: {
         attempt: number
-        /** Format: date-time */
+        /**
+         * Format: date-time
+         * @example 2025-03-14T09:26:53.000Z
+         */
         at: string
+        /** @example 200 */
         response_status: number | null
+        /** @example 182 */
         latency_ms: number
+        /** @example null */
         error: string | null
       }[]
     }
     WebhookRecovery: {
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example E7wHk3NqZt9PbVf2XmGcRa
        */
       endpoint_id: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-13T00:00:00Z
+       */
       since: string
       queued: number
     }
@@ -272,11 +472,16 @@ export interface components {
       source: 'off' | 'usda' | 'affiliate'
       /** @description who runs it: `platform` (the admin token, the CLI, a schedule): its values carry the source's weight; `organization` (a manager key): the organization's own statement, recorded with it as contributor and weighted as a crowd contribution (crowd_sourced, 0.4: one organization alone never promotes a value), which never displaces another source's or organization's values and decides no field of another organization's claimed product */
       authority: 'platform' | 'organization'
-      /** @description the catalog provenance source its values are recorded under (crowd_sourced for an organization) */
+      /**
+       * @description the catalog provenance source its values are recorded under (crowd_sourced for an organization)
+       * @example claimed
+       */
       data_source: string
       /** @description detected from the file when omitted */
       format: 'off_jsonl' | 'off_csv' | 'usda_csv' | 'usda_json' | 'merchant_csv'
+      /** @example products.jsonl.gz */
       file: string
+      /** @example R5tJwQ9aZk3Nf7bXhVm2Ce */
       retailer_id: string | null
       full: boolean
       status: 'queued' | 'running' | 'succeeded' | 'failed'
@@ -302,18 +507,31 @@ export interface components {
       /** @description the first rejected rows (up to 20), with their line (CSV: record number, header = 1) */
       rejected_sample: {
         line: number
+        /** @example gtin: the check digit of 4006381333932 should be 1 */
         reason: string
+        /** @example 4006381333932 */
         input: string
       }[]
       /** @description full imports: the products the previous full import of this source by the same runner (this organization, or the platform) had and this one does not (kept in the catalog) */
       disappeared: {
         count: number
+        /**
+         * @example [
+         *       "04006381000017"
+         *     ]
+         */
         sample: string[]
       } | null
+      /** @example null */
       error: string | null
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
+      /** @example 2025-03-14T09:26:53.000Z */
       started_at: string | null
+      /** @example 2025-03-14T09:26:53.000Z */
       finished_at: string | null
     }
     Offer: {
@@ -322,29 +540,51 @@ export interface components {
        * @example MLpZDiEXM4VsUryR9oE8uc
        */
       id: string
+      /** @example 04006381333931 */
       gtin: string
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example R5tJwQ9aZk3Nf7bXhVm2Ce
        */
       retailer_id: string
-      /** @description the merchant's own id of the item */
+      /**
+       * @description the merchant's own id of the item
+       * @example GG-10442
+       */
       item_id: string
+      /** @example Organic Rolled Oats 500 g */
       title: string
-      /** @description the price asked now (the sale price while one applies), decimal */
+      /**
+       * @description the price asked now (the sale price while one applies), decimal
+       * @example 2.49
+       */
       price: string
+      /** @example 2.99 */
       regular_price: string
-      /** @description ISO 4217 */
+      /**
+       * @description ISO 4217
+       * @example EUR
+       */
       currency: string
+      /** @example https://greengrocer.example/p/organic-rolled-oats */
       url: string
       availability: 'in_stock' | 'out_of_stock' | 'preorder' | 'backorder'
       /** @description units in a merchant-defined multipack of this GTIN */
       multipack: number | null
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       observed_at: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       modified: string
     }
     ResolutionRule: {
@@ -355,45 +595,111 @@ export interface components {
       id: string
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example Hq3vTz8KcWbN5mRfYg2XpJ
        */
       organization_id: string
-      /** @description ORGANIZATION (every product the organization holds), BRAND (its products of one brand), PRODUCT, BATCH (one lot of a product) or SERIAL (one serialised item) */
+      /**
+       * @description ORGANIZATION (every product the organization holds), BRAND (its products of one brand), PRODUCT, BATCH (one lot of a product) or SERIAL (one serialised item)
+       * @example BATCH
+       */
       scope_type: 'ORGANIZATION' | 'BRAND' | 'PRODUCT' | 'BATCH' | 'SERIAL'
-      /** @description ORGANIZATION: the organization id; BRAND: the brand id; PRODUCT: the product id; BATCH: the lot (AI 10); SERIAL: the serial number (AI 21) */
+      /**
+       * @description ORGANIZATION: the organization id; BRAND: the brand id; PRODUCT: the product id; BATCH: the lot (AI 10); SERIAL: the serial number (AI 21)
+       * @example LOT-2025-03
+       */
       scope_id: string
-      /** @description the product of a PRODUCT, BATCH or SERIAL rule */
+      /**
+       * @description the product of a PRODUCT, BATCH or SERIAL rule
+       * @example c8Ve4nTqPz7LhKd2WmRgXs
+       */
       product_id: string | null
       /** @description lower first among rules of the same scope */
       order_index: number
       enabled: boolean
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       modified: string
-      /** @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters. */
+      /**
+       * @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata: {
         [key: string]: string
       }
+      /** @example 2025-12-01T00:00:00Z */
       absolute_start_at: string | null
+      /** @example 2026-01-01T00:00:00Z */
       absolute_end_at: string | null
+      /** @example 12-01 */
       annual_start_mmdd: string | null
+      /** @example 12-31 */
       annual_end_mmdd: string | null
+      /**
+       * @example [
+       *       1,
+       *       2,
+       *       3,
+       *       4,
+       *       5
+       *     ]
+       */
       days_of_week: number[]
+      /** @example 08:00 */
       time_of_day_start: string | null
+      /** @example 20:00 */
       time_of_day_end: string | null
+      /** @example Europe/Berlin */
       timezone: string
+      /** @example gs1:pip */
       link_type: string
+      /**
+       * @example [
+       *       "DE",
+       *       "AT"
+       *     ]
+       */
       location_countries: string[]
+      /**
+       * @example [
+       *       "US-CA"
+       *     ]
+       */
       location_regions: string[]
+      /**
+       * @example [
+       *       "Berlin"
+       *     ]
+       */
       location_cities: string[]
+      /** @example https://acme.example/products/organic-rolled-oats */
       custom_url: string
+      /** @example nutrition */
       section_anchor: string
-      /** @description the link's title in linksets; empty means the link type's title */
+      /**
+       * @description the link's title in linksets; empty means the link type's title
+       * @example Product information
+       */
       title: string
-      /** @description media type of the target, for linksets */
+      /**
+       * @description media type of the target, for linksets
+       * @example text/html
+       */
       media_type: string
-      /** @description languages of the target (BCP 47), for linksets */
+      /**
+       * @description languages of the target (BCP 47), for linksets
+       * @example [
+       *       "en"
+       *     ]
+       */
       hreflang: string[]
     }
     Campaign: {
@@ -404,35 +710,60 @@ export interface components {
       id: string
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example Hq3vTz8KcWbN5mRfYg2XpJ
        */
       organization_id: string
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example R5tJwQ9aZk3Nf7bXhVm2Ce
        */
       retailer_id: string
+      /** @example Spring oats launch */
       name: string
       /** @description draft → active; active ⇄ paused; active or paused → completed; completed → archived. Any other move is 409 naming the allowed next states. */
       status: 'draft' | 'active' | 'paused' | 'completed' | 'archived'
-      /** @description the moves `status` may make from here */
+      /**
+       * @description the moves `status` may make from here
+       * @example [
+       *       "active"
+       *     ]
+       */
       allowed_next_statuses: ('draft' | 'active' | 'paused' | 'completed' | 'archived')[]
-      /** @description USD, at least two decimals */
+      /**
+       * @description USD, at least two decimals
+       * @example 5000.00
+       */
       budget: string
       pricing_model: 'CPC' | 'CPM'
-      /** @description USD per click (CPC) or per thousand impressions (CPM) */
+      /**
+       * @description USD per click (CPC) or per thousand impressions (CPM)
+       * @example 0.35
+       */
       rate: string
       /** @constant */
       currency: 'USD'
+      /** @example 2025-04-01 */
       start_date: string | null
+      /** @example 2025-06-30 */
       end_date: string | null
-      /** @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters. */
+      /**
+       * @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata: {
         [key: string]: string
       }
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       modified: string
     }
     PerformanceImport: {
@@ -442,9 +773,13 @@ export interface components {
        */
       id: string
       status: 'queued' | 'running' | 'succeeded' | 'failed'
+      /** @example products.jsonl.gz */
       file_name: string
       format: 'csv' | 'jsonl'
-      /** @description the source of rows that name none */
+      /**
+       * @description the source of rows that name none
+       * @example retailer-portal
+       */
       source: string
       /** @description data rows in the file, once read */
       total: number | null
@@ -464,52 +799,86 @@ export interface components {
       /** @description the first 20 rejected rows (rows count data rows from 1) */
       errors: {
         row: number
+        /** @example 4006381333932 */
         input: string
+        /** @example gtin: the check digit of 4006381333932 should be 1 */
         reason: string
       }[]
-      /** @description why the import failed, when it did */
+      /**
+       * @description why the import failed, when it did
+       * @example null
+       */
       error: string | null
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
+      /** @example 2025-03-14T09:26:53.000Z */
       started_at: string | null
+      /** @example 2025-03-14T09:26:53.000Z */
       finished_at: string | null
     }
     CampaignSummary: {
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example C4mPgN8sTq2WzYk6VhRbJd
        */
       campaign_id: string
+      /** @example Spring oats launch */
       campaign_name: string
       /** @description draft → active; active ⇄ paused; active or paused → completed; completed → archived. Any other move is 409 naming the allowed next states. */
       status: 'draft' | 'active' | 'paused' | 'completed' | 'archived'
       totals: {
+        /** @example 12000 */
         impressions: number
+        /** @example 252 */
         clicks: number
-        /** @description USD, the exact sum of the reported spend (kept to 6 decimals, shown with at least 2) */
+        /**
+         * @description USD, the exact sum of the reported spend (kept to 6 decimals, shown with at least 2)
+         * @example 88.20
+         */
         spend: string
-        /** @description clicks / impressions, rounded half-even to 6 decimals (trailing zeros dropped); "0" when there are no impressions */
+        /**
+         * @description clicks / impressions, rounded half-even to 6 decimals (trailing zeros dropped); "0" when there are no impressions
+         * @example 0.0210
+         */
         ctr: string
-        /** @description spend / clicks in USD, rounded half-even to 4 decimals (trailing zeros dropped); "0" when there are no clicks */
+        /**
+         * @description spend / clicks in USD, rounded half-even to 4 decimals (trailing zeros dropped); "0" when there are no clicks
+         * @example 0.35
+         */
         effective_cpc: string
-        /** @description spend × 1000 / impressions in USD, rounded half-even to 4 decimals (trailing zeros dropped); "0" when there are no impressions */
+        /**
+         * @description spend × 1000 / impressions in USD, rounded half-even to 4 decimals (trailing zeros dropped); "0" when there are no impressions
+         * @example 7.35
+         */
         effective_cpm: string
       }
     }
     CampaignListItem: {
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example C4mPgN8sTq2WzYk6VhRbJd
        */
       campaign_id: string
+      /** @example Acme Foods */
       name: string
       /** @description draft → active; active ⇄ paused; active or paused → completed; completed → archived. Any other move is 409 naming the allowed next states. */
       status: 'draft' | 'active' | 'paused' | 'completed' | 'archived'
+      /** @example 12000 */
       impressions: number
+      /** @example 252 */
       clicks: number
-      /** @description USD, the exact sum of the reported spend (kept to 6 decimals, shown with at least 2) */
+      /**
+       * @description USD, the exact sum of the reported spend (kept to 6 decimals, shown with at least 2)
+       * @example 88.20
+       */
       spend: string
-      /** @description clicks / impressions, rounded half-even to 6 decimals (trailing zeros dropped); "0" when there are no impressions */
+      /**
+       * @description clicks / impressions, rounded half-even to 6 decimals (trailing zeros dropped); "0" when there are no impressions
+       * @example 0.0210
+       */
       ctr: string
     }
     RevenueShare: {
@@ -520,146 +889,285 @@ export interface components {
       id: string
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example Hq3vTz8KcWbN5mRfYg2XpJ
        */
       organization_id: string
       /**
        * @description shortuuid (22 characters) encoding the row UUID
-       * @example MLpZDiEXM4VsUryR9oE8uc
+       * @example R5tJwQ9aZk3Nf7bXhVm2Ce
        */
       retailer_id: string
       /**
        * Format: date
        * @description first day of the calendar month (UTC)
+       * @example 2025-04-01
        */
       period_start: string
       /**
        * Format: date
        * @description last day of the calendar month (UTC)
+       * @example 2025-04-30
        */
       period_end: string
-      /** @description USD: the month's spend of the retailer's campaigns, rounded half-even to cents */
+      /**
+       * @description USD: the month's spend of the retailer's campaigns, rounded half-even to cents
+       * @example 1250.00
+       */
       gross_revenue: string
-      /** @description USD: gross_revenue × platform_fee_rate, rounded half-even to cents */
+      /**
+       * @description USD: gross_revenue × platform_fee_rate, rounded half-even to cents
+       * @example 187.50
+       */
       platform_fee: string
-      /** @description USD: gross_revenue − platform_fee, so the two always sum to gross_revenue */
+      /**
+       * @description USD: gross_revenue − platform_fee, so the two always sum to gross_revenue
+       * @example 1062.50
+       */
       retailer_share: string
-      /** @description 0.00-1.00 */
+      /**
+       * @description 0.00-1.00
+       * @example 0.15
+       */
       platform_fee_rate: string
       /** @description CALCULATED → APPROVED → PAID (needs payment_transfer_id; sets paid_at); CALCULATED, APPROVED or PAID → DISPUTED. Other moves are 409. */
       status: 'CALCULATED' | 'APPROVED' | 'PAID' | 'DISPUTED'
-      /** @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters. */
+      /**
+       * @description Developer key/value data: at most 50 keys, keys 1-40 characters, string values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata: {
         [key: string]: string
       }
+      /** @example 2025-03-14T09:26:53.000Z */
       paid_at: string | null
+      /** @example tr_1PxYz2AcmeFoods */
       payment_transfer_id: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       calculated_at: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       created: string
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2025-03-14T09:26:53.000Z
+       */
       modified: string
     }
     ProductCreate: {
-      /** @description GTIN-8/12/13/14, separators allowed; normalized to GTIN-14 */
+      /**
+       * @description GTIN-8/12/13/14, separators allowed; normalized to GTIN-14
+       * @example 04006381333931
+       */
       gtin: string
+      /** @example Hq3vTz8KcWbN5mRfYg2XpJ */
       organization_id?: string | null
+      /** @example Organic Rolled Oats */
       product_name?: string
+      /** @example Acme Foods GmbH */
       manufacturer?: string
+      /** @example Whole-grain rolled oats from organic farming, for porridge and muesli. */
       description?: string
+      /** @example https://cdn.acme.example/images/04006381333931.jpg */
       image_url?: string
+      /** @example DE */
       country_of_origin?: string
+      /** @example 500 g */
       net_content?: string
+      /** @example 500 */
       net_content_value?: number | null
+      /** @example GRM */
       net_content_uom?: ('MLT' | 'CLT' | 'LTR' | 'GRM' | 'KGM' | 'ONZ' | 'LBR' | 'PTI' | 'QTI' | 'GLL' | 'EA') | null
+      /** @example 18 */
       length?: number | null
+      /** @example 12 */
       width?: number | null
+      /** @example 5 */
       height?: number | null
+      /** @example 5 */
       depth?: number | null
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       length_uom?: string
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       width_uom?: string
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       height_uom?: string
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       depth_uom?: string
+      /** @example 520 */
       gross_weight?: number | null
+      /** @example 500 */
       net_weight?: number | null
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example GRM
+       */
       gross_weight_uom?: string
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example GRM
+       */
       net_weight_uom?: string
+      /** @example 10000282 */
       gpc_brick_code?: string
+      /** @example 50221300 */
       gpc_class_code?: string
+      /** @example 50220000 */
       gpc_family_code?: string
+      /** @example 50000000 */
       gpc_segment_code?: string
+      /** @example Rolled oats* (100 %). *organic. May contain traces of nuts. */
       ingredients_text?: string
+      /** @example Store in a cool, dry place. Once opened, keep in an airtight container. */
       usage_instructions?: string
+      /** @example Acme Foods */
       brand?: string
-      /** @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters. */
+      /**
+       * @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata?: {
         [key: string]: string
       } | null
     }
     ProductUpdate: {
+      /** @example Organic Rolled Oats */
       product_name?: string
+      /** @example Acme Foods GmbH */
       manufacturer?: string
+      /** @example Whole-grain rolled oats from organic farming, for porridge and muesli. */
       description?: string
+      /** @example https://cdn.acme.example/images/04006381333931.jpg */
       image_url?: string
+      /** @example DE */
       country_of_origin?: string
+      /** @example 500 g */
       net_content?: string
+      /** @example 500 */
       net_content_value?: number | null
+      /** @example GRM */
       net_content_uom?: ('MLT' | 'CLT' | 'LTR' | 'GRM' | 'KGM' | 'ONZ' | 'LBR' | 'PTI' | 'QTI' | 'GLL' | 'EA') | null
+      /** @example 18 */
       length?: number | null
+      /** @example 12 */
       width?: number | null
+      /** @example 5 */
       height?: number | null
+      /** @example 5 */
       depth?: number | null
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       length_uom?: string
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       width_uom?: string
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       height_uom?: string
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example CMT
+       */
       depth_uom?: string
+      /** @example 520 */
       gross_weight?: number | null
+      /** @example 500 */
       net_weight?: number | null
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example GRM
+       */
       gross_weight_uom?: string
-      /** @description UN/CEFACT Rec. 20/21 code */
+      /**
+       * @description UN/CEFACT Rec. 20/21 code
+       * @example GRM
+       */
       net_weight_uom?: string
+      /** @example 10000282 */
       gpc_brick_code?: string
+      /** @example 50221300 */
       gpc_class_code?: string
+      /** @example 50220000 */
       gpc_family_code?: string
+      /** @example 50000000 */
       gpc_segment_code?: string
+      /** @example Rolled oats* (100 %). *organic. May contain traces of nuts. */
       ingredients_text?: string
+      /** @example Store in a cool, dry place. Once opened, keep in an airtight container. */
       usage_instructions?: string
+      /** @example Acme Foods */
       brand?: string
-      /** @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters. */
+      /**
+       * @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata?: {
         [key: string]: string
       } | null
     }
     ProductListQuery: {
-      /** @description page number, from 1 (past the last page, data is empty) */
+      /**
+       * @description page number, from 1 (past the last page, data is empty)
+       * @example 1
+       */
       page?: number
-      /** @description items per page, 1-100 */
+      /**
+       * @description items per page, 1-100
+       * @example 25
+       */
       page_size?: number
-      /** @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex) */
+      /**
+       * @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex)
+       * @example Hq3vTz8KcWbN5mRfYg2XpJ
+       */
       organization_id?: string
       /** @enum {string} */
       claimed?: 'true' | 'false'
     }
     SearchQuery: {
-      /** @description the search text, 1-255 characters, web-search syntax */
+      /**
+       * @description the search text, 1-255 characters, web-search syntax
+       * @example oats
+       */
       q: string
       /** @description restrict to these collections (repeatable); omitted searches all three */
       type?: ('product' | 'brand' | 'retailer')[]
       /** @description maximum rows, default 20; values above 100 are capped at 100 */
       limit?: number
-      /** @description drop products whose contains_allergens has any of these; repeat the parameter for several (at most 20) */
+      /**
+       * @description drop products whose contains_allergens has any of these; repeat the parameter for several (at most 20)
+       * @example [
+       *       "peanuts"
+       *     ]
+       */
       exclude_allergens?: (
         | 'celery'
         | 'crustaceans'
@@ -676,7 +1184,12 @@ export interface components {
         | 'soybeans'
         | 'sulphur-dioxide-and-sulphites'
       )[]
-      /** @description required certifications: drop products lacking any of these; repeat the parameter for several (at most 20) */
+      /**
+       * @description required certifications: drop products lacking any of these; repeat the parameter for several (at most 20)
+       * @example [
+       *       "eu-organic"
+       *     ]
+       */
       certifications?: (
         | 'eu-organic'
         | 'fair-trade'
@@ -689,7 +1202,12 @@ export interface components {
         | 'vegan'
         | 'vegetarian'
       )[]
-      /** @description drop products with a confident (>= 0.8) match of any of these substances; weaker matches stay and are listed in substance_flags. E-number ids (`e250`) or their name ids (`sodium-nitrite`); repeat the parameter for several (at most 20) */
+      /**
+       * @description drop products with a confident (>= 0.8) match of any of these substances; weaker matches stay and are listed in substance_flags. E-number ids (`e250`) or their name ids (`sodium-nitrite`); repeat the parameter for several (at most 20)
+       * @example [
+       *       "palm-oil"
+       *     ]
+       */
       exclude_substances?: (
         | 'acesulfame-k'
         | 'agar'
@@ -1000,9 +1518,15 @@ export interface components {
       )[]
     }
     SearchResults: {
-      /** @description the query text as sent */
+      /**
+       * @description the query text as sent
+       * @example oats
+       */
       query: string
-      /** @description the number of rows returned (not of the corpus) */
+      /**
+       * @description the number of rows returned (not of the corpus)
+       * @example 1
+       */
       total_count: number
       results: (
         | {
@@ -1013,21 +1537,43 @@ export interface components {
              * @example MLpZDiEXM4VsUryR9oE8uc
              */
             id: string
+            /** @example Acme Foods */
             name: string
-            /** @description relevance, 0-1; an exact GTIN match is 1 */
+            /**
+             * @description relevance, 0-1; an exact GTIN match is 1
+             * @example 0.92
+             */
             rank: number
             /** @description the tier that matched: exact GTIN, full text, substring fallback, or typo-tolerant similarity */
             match: 'gtin' | 'fulltext' | 'substring' | 'fuzzy'
-            /** @description GTIN-14 */
+            /**
+             * @description GTIN-14
+             * @example 04006381333931
+             */
             gtin: string
+            /** @example Acme Foods */
             brand: string
+            /** @example https://cdn.acme.example/images/04006381333931.jpg */
             image_url: string
+            /**
+             * @example [
+             *       "gluten"
+             *     ]
+             */
             contains_allergens: string[]
+            /**
+             * @example [
+             *       "eu-organic"
+             *     ]
+             */
             certifications: string[]
             /** @description weak (< 0.8) matches of excluded substances; empty without exclude_substances */
             substance_flags: {
+              /** @example palm-oil */
               slug: string
+              /** @example palm oil */
               span: string
+              /** @example 0.9 */
               confidence: number
             }[]
           }
@@ -1039,8 +1585,12 @@ export interface components {
              * @example MLpZDiEXM4VsUryR9oE8uc
              */
             id: string
+            /** @example Acme Foods */
             name: string
-            /** @description relevance, 0-1; an exact GTIN match is 1 */
+            /**
+             * @description relevance, 0-1; an exact GTIN match is 1
+             * @example 0.92
+             */
             rank: number
             /** @description the tier that matched: exact GTIN, full text, substring fallback, or typo-tolerant similarity */
             match: 'gtin' | 'fulltext' | 'substring' | 'fuzzy'
@@ -1054,65 +1604,160 @@ export interface components {
              * @example MLpZDiEXM4VsUryR9oE8uc
              */
             id: string
+            /** @example Acme Foods */
             name: string
-            /** @description relevance, 0-1; an exact GTIN match is 1 */
+            /**
+             * @description relevance, 0-1; an exact GTIN match is 1
+             * @example 0.92
+             */
             rank: number
             /** @description the tier that matched: exact GTIN, full text, substring fallback, or typo-tolerant similarity */
             match: 'gtin' | 'fulltext' | 'substring' | 'fuzzy'
+            /** @example https://greengrocer.example */
             website: string
             is_online: boolean
             is_physical: boolean
           }
       )[]
     }
+    /**
+     * @example {
+     *       "name": "Green Grocer",
+     *       "website": "https://greengrocer.example",
+     *       "gln": "4012345000009",
+     *       "is_online": true,
+     *       "is_physical": true,
+     *       "marketplace_regions": [
+     *         "DE",
+     *         "AT"
+     *       ],
+     *       "category": "grocery",
+     *       "metadata": {
+     *         "region": "north"
+     *       }
+     *     }
+     */
     RetailerCreate: {
+      /** @example Green Grocer */
       name: string
-      /** @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters. */
+      /**
+       * @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata?: {
         [key: string]: string
       } | null
       is_online?: boolean
       is_physical?: boolean
+      /** @example https://greengrocer.example */
       website?: string
+      /**
+       * @description Global Location Number (13 digits) or empty
+       * @example 4012345000009
+       */
       gln?: string
-      /** @description settable only with the X-Admin-Token header */
+      /**
+       * @description settable only with the X-Admin-Token header
+       * @example false
+       */
       is_canonical?: boolean
+      /**
+       * @example [
+       *       "DE",
+       *       "AT"
+       *     ]
+       */
       marketplace_regions?: string[]
+      /** @example grocery */
       category?: string
       is_active?: boolean
     }
+    /**
+     * @example {
+     *       "marketplace_regions": [
+     *         "DE",
+     *         "AT",
+     *         "CH"
+     *       ],
+     *       "is_physical": false
+     *     }
+     */
     RetailerUpdate: {
+      /** @example Green Grocer */
       name?: string
-      /** @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters. */
+      /**
+       * @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata?: {
         [key: string]: string
       } | null
       is_online?: boolean
       is_physical?: boolean
+      /** @example https://greengrocer.example */
       website?: string
+      /**
+       * @description Global Location Number (13 digits) or empty
+       * @example 4012345000009
+       */
       gln?: string
-      /** @description settable only with the X-Admin-Token header */
+      /**
+       * @description settable only with the X-Admin-Token header
+       * @example false
+       */
       is_canonical?: boolean
+      /**
+       * @example [
+       *       "DE",
+       *       "AT"
+       *     ]
+       */
       marketplace_regions?: string[]
+      /** @example grocery */
       category?: string
       is_active?: boolean
     }
     RetailerListQuery: {
-      /** @description page number, from 1 (past the last page, data is empty) */
+      /**
+       * @description page number, from 1 (past the last page, data is empty)
+       * @example 1
+       */
       page?: number
-      /** @description items per page, 1-100 */
+      /**
+       * @description items per page, 1-100
+       * @example 25
+       */
       page_size?: number
-      /** @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex) */
+      /**
+       * @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex)
+       * @example Hq3vTz8KcWbN5mRfYg2XpJ
+       */
       organization_id?: string
       /** @description case-insensitive substring of the name */
       search?: string
     }
     WebhookEndpointCreate: {
-      /** @description Where events are POSTed, at most 2048 characters. https:// is required outside development (APP_ENV=development also accepts http:// and loopback hosts); a host that is or resolves to a loopback, private, link-local, unique-local, multicast or metadata address is refused here and again at each delivery. A name that does not resolve yet is accepted. Redirects are not followed. */
+      /**
+       * @description Where events are POSTed, at most 2048 characters. https:// is required outside development (APP_ENV=development also accepts http:// and loopback hosts); a host that is or resolves to a loopback, private, link-local, unique-local, multicast or metadata address is refused here and again at each delivery. A name that does not resolve yet is accepted. Redirects are not followed.
+       * @example https://hooks.acme.example/gtin-catalog
+       */
       url: string
-      /** @description human-readable label, no effect on delivery */
+      /**
+       * @description human-readable label, no effect on delivery
+       * @example Production receiver
+       */
       label?: string
-      /** @description Event types delivered to this endpoint, listed exactly (no wildcards); an empty list receives nothing, not even a test. `webhook.test` is sent by the test operation whatever a non-empty list holds. */
+      /**
+       * @description Event types delivered to this endpoint, listed exactly (no wildcards); an empty list receives nothing, not even a test. `webhook.test` is sent by the test operation whatever a non-empty list holds.
+       * @example [
+       *       "product.created",
+       *       "product.updated"
+       *     ]
+       */
       event_types?: (
         | 'product.created'
         | 'product.updated'
@@ -1131,17 +1776,32 @@ export interface components {
       )[]
       /** @description default true */
       is_active?: boolean
-      /** @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters. */
+      /**
+       * @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata?: {
         [key: string]: string
       } | null
     }
     /** @description Every field optional; omitted fields are untouched. The signing secret changes only by rotation. */
     WebhookEndpointUpdate: {
-      /** @description Where events are POSTed, at most 2048 characters. https:// is required outside development (APP_ENV=development also accepts http:// and loopback hosts); a host that is or resolves to a loopback, private, link-local, unique-local, multicast or metadata address is refused here and again at each delivery. A name that does not resolve yet is accepted. Redirects are not followed. */
+      /**
+       * @description Where events are POSTed, at most 2048 characters. https:// is required outside development (APP_ENV=development also accepts http:// and loopback hosts); a host that is or resolves to a loopback, private, link-local, unique-local, multicast or metadata address is refused here and again at each delivery. A name that does not resolve yet is accepted. Redirects are not followed.
+       * @example https://hooks.acme.example/gtin-catalog
+       */
       url?: string
+      /** @example Production receiver */
       label?: string
-      /** @description Event types delivered to this endpoint, listed exactly (no wildcards); an empty list receives nothing, not even a test. `webhook.test` is sent by the test operation whatever a non-empty list holds. */
+      /**
+       * @description Event types delivered to this endpoint, listed exactly (no wildcards); an empty list receives nothing, not even a test. `webhook.test` is sent by the test operation whatever a non-empty list holds.
+       * @example [
+       *       "product.created",
+       *       "product.updated"
+       *     ]
+       */
       event_types?: (
         | 'product.created'
         | 'product.updated'
@@ -1159,25 +1819,45 @@ export interface components {
         | 'webhook_endpoint.disabled'
       )[]
       is_active?: boolean
-      /** @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters. */
+      /**
+       * @description Merged into the stored metadata: {} or null clears it; a key set to "" is deleted; omitted keys are kept. The result may have at most 50 keys (a write may name up to 100, deleting some); keys 1-40 characters, values up to 500 characters.
+       * @example {
+       *       "sku": "OAT-500"
+       *     }
+       */
       metadata?: {
         [key: string]: string
       } | null
     }
     WebhookEndpointListQuery: {
-      /** @description page number, from 1 (past the last page, data is empty) */
+      /**
+       * @description page number, from 1 (past the last page, data is empty)
+       * @example 1
+       */
       page?: number
-      /** @description items per page, 1-100 */
+      /**
+       * @description items per page, 1-100
+       * @example 25
+       */
       page_size?: number
       /** @enum {string} */
       is_active?: 'true' | 'false'
     }
     WebhookDeliveryListQuery: {
-      /** @description page number, from 1 (past the last page, data is empty) */
+      /**
+       * @description page number, from 1 (past the last page, data is empty)
+       * @example 1
+       */
       page?: number
-      /** @description items per page, 1-100 */
+      /**
+       * @description items per page, 1-100
+       * @example 25
+       */
       page_size?: number
-      /** @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex) */
+      /**
+       * @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex)
+       * @example E7wHk3NqZt9PbVf2XmGcRa
+       */
       endpoint_id?: string
       /** @enum {string} */
       status?: 'pending' | 'retrying' | 'succeeded' | 'failed' | 'cancelled'
@@ -1185,26 +1865,45 @@ export interface components {
     FeedRunCreate: {
       /** @description off (Open Food Facts), usda (FoodData Central Branded Foods) or affiliate (a merchant feed) */
       source: 'off' | 'usda' | 'affiliate'
-      /** @description a file (or, for the USDA CSV download, a folder) inside the server feed folder FEED_DIR */
+      /**
+       * @description a file (or, for the USDA CSV download, a folder) inside the server feed folder FEED_DIR
+       * @example off/products.jsonl.gz
+       */
       path: string
-      /** @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex) */
+      /**
+       * @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex)
+       * @example R5tJwQ9aZk3Nf7bXhVm2Ce
+       */
       retailer_id?: string
       /** @description the file is a full dump: report the products it no longer has */
       full?: boolean
       /** @description detected from the file when omitted */
       format?: 'off_jsonl' | 'off_csv' | 'usda_csv' | 'usda_json' | 'merchant_csv'
-      /** @description affiliate feeds: the column holding each Google Merchant attribute, where the feed names it differently (e.g. {"gtin": "ean"}) */
+      /**
+       * @description affiliate feeds: the column holding each Google Merchant attribute, where the feed names it differently (e.g. {"gtin": "ean"})
+       * @example {
+       *       "id": "sku",
+       *       "title": "name",
+       *       "price": "price_eur",
+       *       "gtin": "ean"
+       *     }
+       */
       mapping?: {
         id?: string
         title?: string
         description?: string
+        /** @example https://greengrocer.example/p/organic-rolled-oats */
         link?: string
         image_link?: string
         availability?: string
+        /** @example 2.49 */
         price?: string
+        /** @example 2.49 EUR */
         sale_price?: string
         sale_price_effective_date?: string
+        /** @example Acme Foods */
         brand?: string
+        /** @example 04006381333931 */
         gtin?: string
         multipack?: string
       }
@@ -1212,27 +1911,43 @@ export interface components {
     FeedRunUploadQuery: {
       /** @enum {string} */
       source?: 'off' | 'usda' | 'affiliate'
-      /** @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex) */
+      /**
+       * @description shortuuid (22 characters) or canonical UUID (8-4-4-4-12 hex)
+       * @example R5tJwQ9aZk3Nf7bXhVm2Ce
+       */
       retailer_id?: string
       /** @enum {string} */
       full?: 'true' | 'false'
       /** @enum {string} */
       format?: 'off_jsonl' | 'off_csv' | 'usda_csv' | 'usda_json' | 'merchant_csv'
-      /** @description the name the run shows for an uploaded file */
+      /**
+       * @description the name the run shows for an uploaded file
+       * @example products.jsonl.gz
+       */
       file_name?: string
     }
     FeedRunListQuery: {
-      /** @description page number, from 1 (past the last page, data is empty) */
+      /**
+       * @description page number, from 1 (past the last page, data is empty)
+       * @example 1
+       */
       page?: number
-      /** @description items per page, 1-100 */
+      /**
+       * @description items per page, 1-100
+       * @example 25
+       */
       page_size?: number
       /** @enum {string} */
       status?: 'queued' | 'running' | 'succeeded' | 'failed'
     }
     BarcodeBatchCreate: {
       items: {
+        /** @example 04006381333931 */
         gtin: string
-        /** @description printed above the symbol on sheets (any Latin, Greek or Cyrillic text) */
+        /**
+         * @description printed above the symbol on sheets (any Latin, Greek or Cyrillic text)
+         * @example Oats 500 g
+         */
         label?: string
       }[]
       /** @description default auto: 8 digits EAN-8, 12 UPC-A, 13 EAN-13, 14 ITF-14, (AI)… GS1-128 */
@@ -1264,9 +1979,15 @@ export interface components {
       embed_font?: boolean
       /** @description PNG resolution, default 300 */
       dpi?: number
-      /** @description sheet: a PDF of label sheets; zip: one file per item in `format` */
+      /**
+       * @description sheet: a PDF of label sheets; zip: one file per item in `format`
+       * @example sheet
+       */
       output: 'sheet' | 'zip'
-      /** @description label sheet, default a4-3x8 (US Letter 3×10 = Avery 5160) */
+      /**
+       * @description label sheet, default a4-3x8 (US Letter 3×10 = Avery 5160)
+       * @example a4-3x8
+       */
       template?: 'a4-3x8' | 'letter-3x10'
     }
   }
