@@ -1,12 +1,11 @@
-import { db } from '../src/db/client'
-import { drainIndexMarks, indexQueue } from '../src/search/typesense/sync'
+import { drainSearchMarks, searchIndexQueue } from '../src/search'
 import type { Binding } from './binding'
 
-/** Typesense mode: sends the marked rows' documents in batches (the queue keeps one job waiting). */
+/** Rebuilds the marked rows' search documents in large batches (the queue keeps one job waiting). */
 export const searchIndex: Binding = {
-  queue: indexQueue,
+  queue: searchIndexQueue,
   work: { pollingIntervalSeconds: 1 },
   handle: async () => {
-    await drainIndexMarks(db)
+    await drainSearchMarks()
   },
 }

@@ -43,6 +43,13 @@ describe('architecture', () => {
     expect(graph.obj()['jobs/index.ts']).toContain('src/db/queues.ts')
   })
 
+  test('src/db/schema imports nothing from src/search (search owns its documents, not the catalog rows)', () => {
+    const found = sourceFiles('src/db/schema').filter((f) =>
+      /from ['"](\.\.\/){2,}search(\/|['"])/.test(readFileSync(f, 'utf8')),
+    )
+    expect(found).toEqual([])
+  })
+
   test('no dynamic import in src/', () => {
     const found = sourceFiles('src').filter((f) => /(?<![.\w$])import\(/.test(readFileSync(f, 'utf8')))
     expect(found).toEqual([])

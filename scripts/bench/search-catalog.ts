@@ -127,6 +127,8 @@ export async function seedCatalog(
   counts: { products: number; brands: number; retailers: number },
   organizationId: string,
   progress: (line: string) => void,
+  /** builds every search document (the service's `search reindex`) */
+  buildDocuments: () => Promise<void>,
 ) {
   await client.query(`set maintenance_work_mem = '512MB'`)
   await client.query(`insert into brands (name)
@@ -180,7 +182,21 @@ export async function seedCatalog(
     await client.query(i.indexdef)
     progress(`index ${i.indexname}`)
   }
+  // the search documents as the service builds them, their indexes too dropped for the load
+  const documentIndexes = await client.query<{ indexdef: string; indexname: string }>(
+    `select indexname, indexdef from pg_indexes
+    where tablename in ('search_products', 'search_brands', 'search_retailers') and indexname like '%\\_idx'`,
+  )
+  for (const i of documentIndexes.rows) await client.query(`drop index ${i.indexname}`)
+  const t0 = performance.now()
+  await buildDocuments()
+  progress(`search documents built in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  for (const i of documentIndexes.rows) {
+    await client.query(i.indexdef)
+    progress(`index ${i.indexname}`)
+  }
   // vacuum too: a bulk load leaves the visibility map unset (autovacuum would set it later), and the
   // title-order walk is an index-only scan only where it is set
-  for (const table of ['products', 'brands', 'retailers']) await client.query(`vacuum (analyze) ${table}`)
+  for (const table of ['products', 'brands', 'retailers', 'search_products', 'search_brands', 'search_retailers'])
+    await client.query(`vacuum (analyze) ${table}`)
 }

@@ -78,7 +78,16 @@ const floorPool = new pg.Pool({
     throw new Error(`${values.keep} holds ${held} products, not ${PRODUCTS}: keep in another directory`)
   else {
     say(`seeding ${PRODUCTS.toLocaleString('en')} products, 50,000 brands, 5,000 retailers`)
-    await seedCatalog(client, { products: PRODUCTS, brands: 50_000, retailers: 5_000 }, parseId(organization.id)!, say)
+    const { reindexAll } = await import('../../src/search')
+    await seedCatalog(
+      client,
+      { products: PRODUCTS, brands: 50_000, retailers: 5_000 },
+      parseId(organization.id)!,
+      say,
+      async () => {
+        await reindexAll(db, () => {})
+      },
+    )
     say(`seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
   }
   client.release()

@@ -8,18 +8,15 @@ export function searchCommands(program: Command) {
     .command('search')
     .description('the search index')
     .command('reindex')
-    .description('Typesense mode: upsert every product, brand and retailer into the collections, with progress')
+    .description(
+      'rebuild every search document (products, brands, retailers) and the word list, with progress; in Typesense mode also upsert them there (missing collections created)',
+    )
     .action(exits(reindex))
 }
 
-/** `search reindex`: a full rebuild of the Typesense collections from the database, with progress. */
+/** `search reindex`: every search document built again from the database, with progress. */
 async function reindex(): Promise<number> {
-  const { config } = await import('../../src/config')
-  if (!config.TYPESENSE_URL) {
-    console.error('search reindex: TYPESENSE_URL is not set; PostgreSQL search needs no index rebuild')
-    return 2
-  }
-  const { reindexAll } = await import('../../src/search/typesense/sync')
+  const { reindexAll } = await import('../../src/search')
   return withDatabase(2, 'none', async (database) => {
     const bars = new Map<string, Awaited<ReturnType<typeof progressReporter>>>()
     const totals = await reindexAll(database.db, async (collection, done, total) => {

@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import { arrayParam } from '../db/params'
 import { brands, organizations } from '../db/schema'
 import type { Tx } from '../db/tx'
+import { markSearchDocuments, refreshSearchDocuments } from '../search'
 
 /**
  * The brand named `name` of `organizationId` (or the unowned one when null), made on first use.
@@ -19,6 +20,7 @@ export async function brandRecord(tx: Tx, organizationId: string | null, name: s
   const [found] = await tx.select(columns).from(brands).where(named)
   if (found) return found
   const [made] = await tx.insert(brands).values({ name, organizationId }).onConflictDoNothing().returning(columns)
+  if (made) await refreshSearchDocuments(tx, 'brand', [made.id])
   if (made) return made
   const [raced] = await tx.select(columns).from(brands).where(named)
   return raced!
@@ -31,9 +33,14 @@ export const brandKey = (organizationId: string | null, name: string) =>
  * The brands of many (organization, name) pairs, made when missing, in three statements of column
  * arrays (a feed chunk names thousands): keyed by brandKey. Names compare without case, as
  * brandRecord does. New brands are inserted in name order, so concurrent chunks wait on each other
- * instead of deadlocking.
+ * instead of deadlocking. Their search documents are built now, or with `search: 'later'` (a bulk
+ * writer) marked for the search drain.
  */
-export async function brandsFor(tx: Tx, wanted: { organizationId: string | null; name: string }[]) {
+export async function brandsFor(
+  tx: Tx,
+  wanted: { organizationId: string | null; name: string }[],
+  { search = 'now' }: { search?: 'now' | 'later' } = {},
+) {
   const ids = new Map<string, string>()
   const unique = [...new Map(wanted.map((w) => [brandKey(w.organizationId, w.name), w])).values()]
   if (unique.length === 0) return ids
@@ -64,7 +71,7 @@ export async function brandsFor(tx: Tx, wanted: { organizationId: string | null;
   if (ids.size === unique.length) return ids
   const missing = unique.filter((w) => !ids.has(brandKey(w.organizationId, w.name)))
   missing.sort((a, b) => brandKey(a.organizationId, a.name).localeCompare(brandKey(b.organizationId, b.name)))
-  await tx.execute(sql`insert into brands (name, organization_id)
+  const inserted = await tx.execute<{ id: string }>(sql`insert into brands (name, organization_id)
     select name, org from unnest(${arrayParam(
       missing.map((w) => w.name),
       'text',
@@ -72,7 +79,9 @@ export async function brandsFor(tx: Tx, wanted: { organizationId: string | null;
       missing.map((w) => w.organizationId),
       'uuid',
     )}) with ordinality as w(name, org, n) order by n
-    on conflict do nothing`)
+    on conflict do nothing returning id`)
+  const made = inserted.rows.map((r) => r.id)
+  await (search === 'now' ? refreshSearchDocuments : markSearchDocuments)(tx, 'brand', made)
   await read()
   return ids
 }

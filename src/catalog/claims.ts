@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import { products } from '../db/schema'
 import { type Executor, inTransaction } from '../db/tx'
 import { emit } from '../events/outbox'
+import { refreshSearchDocuments } from '../search'
 import { AppError, notFound } from '../shared/errors'
 import { brandFor, organizationProfile } from './brands'
 import { normalizeGtin } from './gtin'
@@ -40,6 +41,7 @@ export function claimProduct(ex: Executor, organizationId: string, gtinInput: st
       .where(eq(products.id, product.id))
     // taken over: the former holder's owner values no longer decide the record
     if (previous !== null) await promoteProducts(tx, [product.id], { reset: true })
+    await refreshSearchDocuments(tx, 'product', [product.id])
     const resource = toProductResource((await findProduct(tx, gtin))!)
     if (previous !== null)
       await emit(tx, {
@@ -75,6 +77,7 @@ export function unclaimProduct(
       .update(products)
       .set({ ownerId: null, brandId, claimVerificationStatus: null, modified: new Date() })
       .where(eq(products.id, product.id))
+    await refreshSearchDocuments(tx, 'product', [product.id])
     const resource = toProductResource((await findProduct(tx, gtin))!)
     await emit(tx, { eventType: 'product.unclaimed', organizationId, subjectId: product.id, data: resource })
     return resource

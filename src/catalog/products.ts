@@ -5,6 +5,7 @@ import { prepared } from '../db/prepared'
 import { brands, products } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
+import { refreshSearchDocuments } from '../search'
 import { AppError, type FieldError, notFound } from '../shared/errors'
 import { mergeMetadata } from '../shared/metadata'
 import { type PageQuery, paginate } from '../shared/pagination'
@@ -93,6 +94,7 @@ export async function createProduct(ex: Executor, organizationId: string, input:
         })
         .returning()
       await insertCandidates(tx, candidates)
+      await refreshSearchDocuments(tx, 'product', [id])
       const resource = toProductResource({
         product: row!,
         brandName: brand?.name ?? null,
@@ -198,6 +200,7 @@ export async function updateProduct(ex: Executor, organizationId: string, gtinIn
         modified: new Date(),
       })
       .where(eq(products.id, product.id))
+    await refreshSearchDocuments(tx, 'product', [product.id])
     const resource = toProductResource((await findProduct(tx, gtin))!)
     await emit(tx, { eventType: 'product.updated', organizationId, subjectId: product.id, data: resource })
     return resource

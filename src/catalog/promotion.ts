@@ -5,6 +5,7 @@ import { products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
+import { markSearchDocuments, refreshSearchDocuments } from '../search'
 import { notFound } from '../shared/errors'
 import { brandKey, brandsFor } from './brands'
 import { type ContributableField, FIELD_COLUMNS, normalizeField, type ProductField } from './fields'
@@ -132,13 +133,25 @@ function changesOf({ row, winners }: Decided, reset = false) {
 }
 
 /**
+ * Search documents of written products (and brands): built now, in the writer's transaction, or
+ * with 'later' (a bulk writer) marked for the search drain.
+ */
+type SearchWhen = { search?: 'now' | 'later' }
+const searchDocuments = (tx: Tx, when: SearchWhen['search'], ids: string[]) =>
+  (when === 'later' ? markSearchDocuments : refreshSearchDocuments)(tx, 'product', ids)
+
+/**
  * Promotion of many products in one transaction (feeds promote a chunk at once): their rows and
  * candidates are read in two statements, brands resolved together, and an event emitted for each
  * product that changed (new products are made by insertDecidedProducts, which announces them).
  * Rows are locked in id order, so concurrent promotions cannot deadlock. Returns the ids that
- * changed.
+ * changed. Their search documents follow `search` (default 'now').
  */
-export function promoteProducts(ex: Executor, productIds: string[], options: { reset?: boolean } = {}) {
+export function promoteProducts(
+  ex: Executor,
+  productIds: string[],
+  options: { reset?: boolean } & SearchWhen = {},
+) {
   return inTransaction(ex, async (tx) => {
     if (productIds.length === 0) return []
     const rows = await selectProducts(tx)
@@ -159,6 +172,7 @@ export function promoteProducts(ex: Executor, productIds: string[], options: { r
           ? [{ organizationId: row.brandOrg, name: brand }]
           : []
       }),
+      { search: options.search },
     )
     const updates: Record<string, unknown>[] = []
     const modified = new Date()
@@ -178,6 +192,7 @@ export function promoteProducts(ex: Executor, productIds: string[], options: { r
     }
     await updateProducts(tx, updates)
     const changed = updates.map((u) => u.id as string)
+    await searchDocuments(tx, options.search, changed)
     await announce(tx, 'product.updated', changed)
     return changed
   })
@@ -197,9 +212,13 @@ export type NewProduct = {
  * promoting after would write every index entry twice. One insert per set of columns; a GTIN that
  * another transaction made meanwhile is skipped (not in the returned set: the caller treats it as
  * an existing product). `product.created` is emitted for each product made. The caller writes the
- * candidates themselves.
+ * candidates themselves. Their search documents follow `search` (default 'now').
  */
-export async function insertDecidedProducts(tx: Tx, list: NewProduct[]): Promise<Set<string>> {
+export async function insertDecidedProducts(
+  tx: Tx,
+  list: NewProduct[],
+  { search }: SearchWhen = {},
+): Promise<Set<string>> {
   if (list.length === 0) return new Set()
   // a product with nothing stored yet: every decided value is a change
   const blank: ProductWithBrand = {
@@ -216,6 +235,7 @@ export async function insertDecidedProducts(tx: Tx, list: NewProduct[]): Promise
       const brand = d.winners.get('brand')?.value
       return typeof brand === 'string' && brand ? [{ organizationId: null, name: brand }] : []
     }),
+    { search },
   )
   const rows = decided.map(({ p, d }) => {
     const changes = changesOf(d)
@@ -234,6 +254,7 @@ export async function insertDecidedProducts(tx: Tx, list: NewProduct[]): Promise
       on conflict (gtin) do nothing returning id`)
     for (const r of inserted.rows) made.add(r.id)
   }
+  await searchDocuments(tx, search, [...made])
   await announce(tx, 'product.created', [...made])
   return made
 }

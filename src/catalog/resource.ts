@@ -5,16 +5,9 @@ import { toShortId } from '../shared/ids'
 import { dateLabelCompliance } from './date-labels'
 import { ALL_FIELDS, FIELD_COLUMNS, type ProductField } from './fields'
 
-/**
- * The columns of a product as the service reads it. The search columns (tsvectors and folded
- * text generated from the fields, src/search/documents.ts) are written and read by SQL alone:
- * sent along, they were most of the bytes of a product row (a feed chunk announces thousands).
- */
-const { searchVector, searchText, titleVector, titleLen, titleKeys, ...PRODUCT_COLUMNS } = getTableColumns(products)
-export type ProductRow = Omit<
-  typeof products.$inferSelect,
-  'searchVector' | 'searchText' | 'titleVector' | 'titleLen' | 'titleKeys'
->
+/** The columns of a product as the service reads it (its search document is the search feature's). */
+const PRODUCT_COLUMNS = getTableColumns(products)
+export type ProductRow = typeof products.$inferSelect
 
 export type ProductWithBrand = { product: ProductRow; brandName: string | null; brandOrg: string | null }
 

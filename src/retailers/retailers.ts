@@ -5,6 +5,7 @@ import { retailers } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import type { EventType } from '../events/types'
+import { refreshSearchDocuments } from '../search'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { hasValidCheckDigit } from '../shared/gs1'
 import { toShortId } from '../shared/ids'
@@ -141,6 +142,7 @@ export function createRetailer(
         isActive: input.is_active,
       })
       .returning()
+    await refreshSearchDocuments(tx, 'retailer', [row!.id])
     await emitRetailer(tx, 'retailer.created', row!)
     return toRetailerResource(row!)
   })
@@ -187,6 +189,7 @@ export function updateRetailer(ex: Executor, organizationId: string, id: string,
     // a patch that changes nothing writes nothing and emits nothing
     if (Object.keys(changes).length === 0) return toRetailerResource(row)
     const [updated] = await tx.update(retailers).set(changes).where(eq(retailers.id, id)).returning()
+    await refreshSearchDocuments(tx, 'retailer', [id])
     await emitRetailer(tx, 'retailer.updated', updated!)
     return toRetailerResource(updated!)
   })

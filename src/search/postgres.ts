@@ -114,10 +114,10 @@ function productTitles(pos: SQL, query: SQL, onRow: SQL | null): SQL {
     and(sql`h.title_keys @@ catalog_title_query(${pos}, ${len})`, sql`h.title_vector @@ ${query}`, onRow)
   return numbered(
     sql`(select h.id, h.title_len, h.ctid from generate_series(0, ${sql.raw(String(TITLE_BUCKETS - 1))}) b(len)
-        cross join lateral (select h.id, h.title_len, h.ctid from products h where ${where(sql`b.len`)} limit ${LIMIT}) h
+        cross join lateral (select h.id, h.title_len, h.ctid from search_products h where ${where(sql`b.len`)} limit ${LIMIT}) h
         limit ${LIMIT})
       union all
-      (select h.id, h.title_len, h.ctid from products h where ${where(sql.raw(String(TITLE_BUCKETS)))}
+      (select h.id, h.title_len, h.ctid from search_products h where ${where(sql.raw(String(TITLE_BUCKETS)))}
         order by h.title_len, h.ctid limit ${LIMIT})
       limit ${LIMIT}`,
     'title_len, ctid',
@@ -353,8 +353,9 @@ async function searchIn(search: Search): Promise<SearchRow[]> {
               type: 'product',
               stage: 'gtin',
               match: 'gtin',
-              select: sql`select h.id, h.title_len, 1 as n from products h
-              where h.gtin = ${value('gtin')}${filters ? sql` and ${filters}` : sql``}`,
+              // the product by its unique GTIN, its document by id
+              select: sql`select h.id, h.title_len, 1 as n from products g join search_products h on h.id = g.id
+              where g.gtin = ${value('gtin')}${filters ? sql` and ${filters}` : sql``}`,
             },
           ],
         }

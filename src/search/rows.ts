@@ -112,7 +112,8 @@ function partsStatement({ parts, prelude }: Statement): SQL {
       p.product_name, p.gtin, p.brand_name, p.image_url, p.contains_allergens, p.certifications, p.substances,
       b.name as brand, b.product_count, r.name as retailer, r.website, r.is_online, r.is_physical
     from (${hits}) h
-      left join lateral (select * from products p where h.type = 'product' and p.id = h.id limit 1) p on true
+      left join lateral (select p.*, coalesce(pb.name, '') as brand_name from products p
+        left join brands pb on pb.id = p.brand_id where h.type = 'product' and p.id = h.id limit 1) p on true
       left join lateral (select b.name, (select count(*)::int from products c where c.brand_id = b.id) as product_count
         from brands b where h.type = 'brand' and b.id = h.id limit 1) b on true
       left join lateral (select * from retailers r where h.type = 'retailer' and r.id = h.id limit 1) r on true`

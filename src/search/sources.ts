@@ -1,11 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm'
 import { value } from './statements'
-import { CONFIDENT, type Collection, type SearchInput } from './types'
+import type { Collection, SearchInput } from './types'
 
 /**
- * Where each collection is searched: its table, the columns of its title-ordered covering index
- * (`<table>_title_order_idx`: title_len, id, the title's tsvector and the folded name), its whole
- * document, and the conditions only the table row can answer (filters, visibility).
+ * Where each collection is searched: its documents' table (`documents.ts`), the columns of its
+ * title-ordered covering index (`<table>_title_order_idx`: title_len, id, the title's tsvector and
+ * the folded name), its whole document, and the conditions only the document row can answer
+ * (filters, visibility: copies of the catalog row's values in the document).
  */
 export type Source = {
   collection: Collection
@@ -49,16 +50,15 @@ function productConditions(input: SearchInput): SQL | null {
   const parts: SQL[] = []
   if (input.excludeAllergens.length > 0) parts.push(sql`not (h.contains_allergens && ${texts('allergens')})`)
   if (input.certifications.length > 0) parts.push(sql`h.certifications @> ${texts('certifications')}`)
-  if (input.excludeSubstances.length > 0)
-    parts.push(sql`not exists (select 1 from jsonb_array_elements(h.substances) s
-      where s->>'slug' = any(${texts('substances')}) and (s->>'confidence')::float8 >= ${CONFIDENT})`)
+  // the document lists the slugs of its confident (>= CONFIDENT) substance matches
+  if (input.excludeSubstances.length > 0) parts.push(sql`not (h.confident_substances && ${texts('substances')})`)
   return parts.length > 0 ? sql.join(parts, sql` and `) : null
 }
 
 export const SOURCES: Record<Collection, Source> = {
   product: {
     collection: 'product',
-    table: sql.raw('products'),
+    table: sql.raw('search_products'),
     title: 'title_vector',
     document: 'search_vector',
     row: productConditions,
@@ -66,7 +66,7 @@ export const SOURCES: Record<Collection, Source> = {
   },
   brand: {
     collection: 'brand',
-    table: sql.raw('brands'),
+    table: sql.raw('search_brands'),
     title: 'search_vector',
     document: null,
     row: () => null,
@@ -74,7 +74,7 @@ export const SOURCES: Record<Collection, Source> = {
   },
   retailer: {
     collection: 'retailer',
-    table: sql.raw('retailers'),
+    table: sql.raw('search_retailers'),
     title: 'title_vector',
     document: 'search_vector',
     row: (input) =>

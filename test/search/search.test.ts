@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { db } from '../../src/db/client'
 import { transaction } from '../../src/db/tx'
+import { refreshSearchDocuments } from '../../src/search'
 import { search as searchCatalog } from '../../src/search/search'
 import type { SearchInput, SearchRow } from '../../src/search/types'
 import {
@@ -285,9 +286,11 @@ describe('catalog search: ranking, tiers, GTINs', () => {
     })
     const rolledBack = new Error('roll back')
     const inside = await transaction(async (tx) => {
-      await tx.execute(
-        sql`update products set product_name = 'Glimmerfrost Zimbelade' where gtin = ${gtins.spread!.padStart(14, '0')}`,
+      const renamed = await tx.execute<{ id: string }>(
+        sql`update products set product_name = 'Glimmerfrost Zimbelade' where gtin = ${gtins.spread!.padStart(14, '0')} returning id`,
       )
+      // as every writer does: the search documents follow the row in the same transaction
+      await refreshSearchDocuments(tx, 'product', [renamed.rows[0]!.id])
       const found = {
         fulltext: await searchCatalog(tx, input('glimmerfrost')),
         substring: await searchCatalog(tx, input('immerfro')),

@@ -7,25 +7,14 @@ import {
   pgEnum,
   pgTable,
   real,
-  smallint,
   text,
   timestamp,
   uniqueIndex,
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core'
-import {
-  nameSearchText,
-  nameSearchVector,
-  nameTitleLength,
-  productSearchText,
-  productSearchVector,
-  productTitleKeys,
-  productTitleLength,
-  productTitleVector,
-} from '../../search/documents'
 import { organizations } from './accounts'
-import { created, id, metadata, tsvector } from './columns'
+import { created, id, metadata } from './columns'
 import { UOMS } from './units'
 
 export { UOMS }
@@ -59,13 +48,8 @@ export const brands = pgTable(
     name: varchar({ length: 255 }).notNull(),
     organizationId: uuid().references(() => organizations.id, { onDelete: 'set null' }),
     created: created(),
-    searchVector: tsvector().notNull().generatedAlwaysAs(nameSearchVector),
-    searchText: text().notNull().generatedAlwaysAs(nameSearchText),
-    titleLen: smallint().notNull().generatedAlwaysAs(nameTitleLength),
   },
   (table) => [
-    index('brands_search_vector_idx').using('gin', table.searchVector),
-    index('brands_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
     uniqueIndex('brands_organization_name_key')
       .on(table.organizationId, sql`lower(${table.name})`)
       .where(sql`${table.organizationId} is not null`),
@@ -124,21 +108,11 @@ export const products = pgTable(
     recalledBy: uuid().references(() => organizations.id, { onDelete: 'set null' }),
     created: created(),
     modified: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    /** The brand's name, kept by a trigger for the search document (migration 0008). */
-    brandName: varchar({ length: 255 }).notNull().default(''),
-    searchVector: tsvector().notNull().generatedAlwaysAs(productSearchVector),
-    searchText: text().notNull().generatedAlwaysAs(productSearchText),
-    titleVector: tsvector().notNull().generatedAlwaysAs(productTitleVector),
-    titleLen: smallint().notNull().generatedAlwaysAs(productTitleLength),
-    titleKeys: tsvector().notNull().generatedAlwaysAs(productTitleKeys),
   },
   (table) => [
     index('products_owner_gtin_idx').on(table.ownerId, table.gtin),
     index('products_allergens_idx').using('gin', table.containsAllergens),
     index('products_brand_idx').on(table.brandId),
-    index('products_search_vector_idx').using('gin', table.searchVector),
-    index('products_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
-    index('products_title_keys_idx').using('gin', table.titleKeys),
   ],
 )
 

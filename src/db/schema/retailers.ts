@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, pgTable, smallint, text, uuid, varchar } from 'drizzle-orm/pg-core'
-import { nameSearchText, nameSearchVector, nameTitleLength, retailerSearchVector } from '../../search/documents'
+import { boolean, index, pgTable, text, uuid, varchar } from 'drizzle-orm/pg-core'
 import { organizations } from './accounts'
-import { created, id, metadata, tsvector } from './columns'
+import { created, id, metadata } from './columns'
 
 export const retailers = pgTable(
   'retailers',
@@ -22,15 +21,8 @@ export const retailers = pgTable(
     category: varchar({ length: 255 }).notNull().default(''),
     isActive: boolean().notNull().default(true),
     created: created(),
-    searchVector: tsvector().notNull().generatedAlwaysAs(retailerSearchVector),
-    searchText: text().notNull().generatedAlwaysAs(nameSearchText),
-    titleVector: tsvector().notNull().generatedAlwaysAs(nameSearchVector),
-    titleLen: smallint().notNull().generatedAlwaysAs(nameTitleLength),
   },
   (table) => [
-    index('retailers_search_vector_idx').using('gin', table.searchVector),
-    index('retailers_search_text_idx').using('gin', table.searchText.op('gin_trgm_ops')),
-    index('retailers_title_vector_idx').using('gin', table.titleVector),
     index('retailers_organization_name_idx').on(table.organizationId, sql`lower(${table.name})`, table.id),
     index('retailers_canonical_name_idx').on(sql`lower(${table.name})`, table.id).where(sql`${table.isCanonical}`),
   ],

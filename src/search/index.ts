@@ -1,0 +1,5 @@
+// What the search feature offers the rest of the service: keeping its documents in step with the
+// catalog (`marks.ts`), and rebuilding them all (`reindex.ts`). Search itself is `search.ts`.
+export { drainSearchMarks, markSearchDocuments, pendingSearchDocuments, refreshSearchDocuments } from './marks'
+export { searchIndexQueue } from './queues'
+export { reindexAll } from './reindex'

@@ -1,0 +1,103 @@
+import { sql } from 'drizzle-orm'
+import { arrayParam } from '../db/params'
+import { type Executor, transaction } from '../db/tx'
+import { buildSearchDocuments } from './documents'
+import { searchIndexQueue } from './queues'
+import type { Collection } from './types'
+import { ensureCollections, typesenseEnabled } from './typesense/client'
+import { pushDocuments } from './typesense/sync'
+
+/**
+ * Keeping the search documents in step with the catalog. A write through the API refreshes its
+ * rows' documents in its own transaction (`refreshSearchDocuments`): searchable when it returns.
+ * A bulk writer (a feed chunk) only marks its rows (`markSearchDocuments`, one statement), and the
+ * `search.index` job rebuilds the marked documents after the writer commits, thousands per
+ * statement (`drainSearchMarks`). In Typesense mode every write also marks its rows, and the drain
+ * sends their documents to Typesense as well.
+ */
+
+/** How many marks one drain transaction takes: one document statement per collection. */
+export const DRAIN_BATCH = 5_000
+/** How many documents go to Typesense in one import. */
+export const TYPESENSE_BATCH = 500
+
+/**
+ * Marks rows whose documents are out of date, in the writer's transaction, and wakes the drain (a
+ * job sent in that transaction: it runs once the marks are committed). A row marked again gets a
+ * newer mark, so a drain that took the older one meanwhile leaves it (`drainSearchMarks`).
+ */
+export async function markSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
+  if (ids.length === 0) return
+  // in id order, so concurrent writers marking the same rows take their locks in the same order
+  await ex.execute(sql`insert into search_index_pending (collection, id)
+    select ${collection}, id from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
+    on conflict (collection, id) do update set marked = clock_timestamp()`)
+  await searchIndexQueue.send(ex, {})
+}
+
+/**
+ * Rebuilds the documents of these rows now, in the caller's transaction: a product, brand or
+ * retailer written through the API is found by the next search. In Typesense mode the rows are
+ * also marked, first (a drain holding their marks is waited for before their documents are taken),
+ * for the drain to send to Typesense once this commits.
+ */
+export async function refreshSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
+  if (ids.length === 0) return
+  if (typesenseEnabled()) await markSearchDocuments(ex, collection, ids)
+  await buildSearchDocuments(ex, collection, ids)
+}
+
+/** How many rows are marked and not yet rebuilt (0: every committed write is searchable). */
+export async function pendingSearchDocuments(ex: Executor): Promise<number> {
+  const result = await ex.execute<{ n: number }>(sql`select count(*)::int as n from search_index_pending`)
+  return result.rows[0]?.n ?? 0
+}
+
+/**
+ * One drain step, in one transaction: takes up to `DRAIN_BATCH` marks, oldest first, skipping
+ * marks a writer holds (its transaction keeps them for the next step), rebuilds their documents
+ * (in Typesense mode sends them there too) and removes the marks. A failure rolls the step back:
+ * the marks stay for the retry. Returns how many marks it took.
+ */
+async function drainStep(): Promise<number> {
+  return transaction(async (tx) => {
+    const taken = await tx.execute<{ collection: Collection; id: string }>(sql`delete from search_index_pending m
+      where (m.collection, m.id) in (select collection, id from search_index_pending
+        order by marked limit ${DRAIN_BATCH} for update skip locked)
+      returning m.collection, m.id::text as id`)
+    const byCollection = Map.groupBy(taken.rows, (m) => m.collection)
+    for (const collection of ['brand', 'retailer', 'product'] as const) {
+      const ids = (byCollection.get(collection) ?? []).map((m) => m.id)
+      if (ids.length === 0) continue
+      await buildSearchDocuments(tx, collection, ids)
+      if (typesenseEnabled()) await sendToTypesense(tx, collection, ids)
+    }
+    return taken.rows.length
+  })
+}
+
+/**
+ * Typesense mode: the rows' documents in imports of TYPESENSE_BATCH; a product's brand too, whose
+ * product count moves with it.
+ */
+async function sendToTypesense(ex: Executor, collection: Collection, ids: string[]) {
+  for (let i = 0; i < ids.length; i += TYPESENSE_BATCH)
+    await pushDocuments(ex, collection, ids.slice(i, i + TYPESENSE_BATCH))
+  if (collection !== 'product') return
+  const brands = await ex.execute<{ id: string }>(sql`select distinct brand_id::text as id from products
+    where id = any(${arrayParam(ids, 'uuid')}) and brand_id is not null`)
+  const brandIds = brands.rows.map((b) => b.id)
+  for (let i = 0; i < brandIds.length; i += TYPESENSE_BATCH)
+    await pushDocuments(ex, 'brand', brandIds.slice(i, i + TYPESENSE_BATCH))
+}
+
+/** The `search.index` job: drains until no mark is left; returns how many marks it took. */
+export async function drainSearchMarks(): Promise<number> {
+  if (typesenseEnabled()) await ensureCollections()
+  let done = 0
+  for (;;) {
+    const n = await drainStep()
+    if (n === 0) return done
+    done += n
+  }
+}
