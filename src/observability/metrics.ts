@@ -66,9 +66,15 @@ const OUTCOMES: Record<number, string> = {
   300: 'multiple',
   404: 'not_found',
 }
-/** A Digital Link scan's answer, by its status. */
+const resolutionChildren = new Map<number, { inc: () => void }>()
+/** A Digital Link scan's answer, by its status (the resolver's hot path: children kept by status). */
 export function observeResolution(status: number) {
-  resolutions.inc({ outcome: OUTCOMES[status] ?? (status >= 500 ? 'error' : 'refused') })
+  let child = resolutionChildren.get(status)
+  if (!child) {
+    child = resolutions.labels(OUTCOMES[status] ?? (status >= 500 ? 'error' : 'refused'))
+    resolutionChildren.set(status, child)
+  }
+  child.inc()
 }
 
 /** One catalog search: its backend, the tier of its first row, and how long it took. */
