@@ -10,6 +10,8 @@ const Email = Chars(320, {
   error: 'must be an email address of at most 320 characters',
 })
 const Gs1Prefix = t.String({ pattern: '^[0-9]{4,12}$', error: 'must be a GS1 company prefix of 4-12 digits' })
+// Resources read back with the limits their fields are written with (the OpenAPI document shows both).
+const Name = Chars(255)
 
 export const ApiKeyRole = Enum(API_KEY_ROLES)
 export const MemberRole = Enum(MEMBER_ROLES)
@@ -17,12 +19,12 @@ export const MemberRole = Enum(MEMBER_ROLES)
 export const ApiKey = t.Object(
   {
     id: ShortId,
-    name: t.String(),
+    name: Name,
     role: ApiKeyRole,
     created: t.String({ format: 'date-time' }),
     key: t.String({ description: 'the raw key at creation; afterwards the first 8 characters followed by "..."' }),
     metadata: MetadataOut,
-    description: t.String(),
+    description: Chars(255),
   },
   { 'x-schema-name': 'ApiKey' },
 )
@@ -39,9 +41,9 @@ export const ApiKeyCreate = t.Object(
 
 export const Organization = t.Object({
   id: ShortId,
-  name: t.String(),
+  name: Name,
   created: t.String({ format: 'date-time' }),
-  gs1_company_prefixes: t.Array(t.String()),
+  gs1_company_prefixes: t.Array(Gs1Prefix),
   metadata: MetadataOut,
 })
 
@@ -61,8 +63,8 @@ export const OrganizationCreated = t.Object({ organization: Organization, api_ke
 export const Member = t.Object(
   {
     id: ShortId,
-    user_email: t.String(),
-    user_name: t.String(),
+    user_email: Email,
+    user_name: Chars(255),
     user_metadata: MetadataOut,
     role: MemberRole,
     role_display: t.String({ description: 'Owner, Manager, Editor, Billing or Viewer' }),

@@ -131,9 +131,11 @@ export function finalizeDocument(doc: Json, routes: RouteSchemas[], problems: Ma
         fixed[method] = op
         continue
       }
+      // a route marked `detail: { hide: true }` is not part of the API (the generator misses some)
+      if ((op as Json).hide === true) continue
       const route = byOperation.get(`${method} ${path}`)
       const info = operationInfo(method, path)
-      const { requestBody: _, responses: __, operationId: ___, ...operation } = op as Json
+      const { requestBody: _, responses: __, operationId: ___, hide: ____, ...operation } = op as Json
       const operationId = route?.operationId ?? info?.id ?? fallbackOperationId(method, path)
       if (info?.summary) operation.summary = info.summary
       if (operation.parameters)
@@ -168,7 +170,7 @@ export function finalizeDocument(doc: Json, routes: RouteSchemas[], problems: Ma
       }
       fixed[method] = { operationId, ...operation }
     }
-    paths[path] = fixed
+    if (Object.keys(fixed).some((k) => METHODS.includes(k))) paths[path] = fixed
   }
   const schemas = { ...(doc.components?.schemas ?? {}), ...Object.fromEntries(named) }
   for (const [name, schema] of Object.entries(schemas)) if (name !== 'Problem') annotateExamples(schema, name)

@@ -114,6 +114,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`PATCH ${RULES}/{rule_id}`]: { id: 'updateResolutionRule' },
   [`DELETE ${RULES}/{rule_id}`]: { id: 'deleteResolutionRule' },
   ...scanOperations(),
+  'GET /{compressed}': { id: 'resolveCompressedDigitalLink' },
   'GET /.well-known/gs1resolver': { id: 'getResolverDescription', summary: 'Describe the resolver' },
 
   [`POST ${ADVERTISING}/organizations/{organization_id}/campaigns`]: { id: 'createCampaign' },

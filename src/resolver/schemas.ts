@@ -45,39 +45,62 @@ const HHMM = t.String({
   description: 'HH:MM, 24-hour, in `timezone`; the end is exclusive and may be before the start (wraps midnight)',
 })
 
+const CustomUrl = Chars(2048, {
+  minLength: 1,
+  description: 'absolute http(s) URL the link resolves to (query and fragment allowed)',
+})
+
+// Written and read with the same limits (the stored values passed them), so the OpenAPI document
+// shows a client the same bounds on both sides.
+const SectionAnchor = Chars(255, { pattern: '^[^\\s#]*$', error: 'must be a fragment without # or spaces' })
+const MediaType = Chars(100, {
+  pattern: '^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+$',
+  error: 'must be a media type such as text/html',
+})
+const Hreflang = Chars(35, {
+  pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+  error: 'must be a BCP 47 language tag such as en or fr-CA',
+})
+const Weekday = Type.Integer({ minimum: 1, maximum: 7 })
+const OrderIndex = (description: string) => Type.Integer({ minimum: 0, maximum: 1_000_000, description })
+
 /** Every field of the spec's "Resolution rule" table, plus the link's title, media type and languages. */
 export const Rule = t.Object(
   {
     id: ShortId,
     organization_id: ShortId,
     scope_type: Scope,
-    scope_id: t.String({
+    scope_id: Chars(64, {
       description:
         'ORGANIZATION: the organization id; BRAND: the brand id; PRODUCT: the product id; BATCH: the lot (AI 10); SERIAL: the serial number (AI 21)',
     }),
     product_id: t.Union([ShortId, t.Null()], { description: 'the product of a PRODUCT, BATCH or SERIAL rule' }),
-    order_index: Type.Integer({ description: 'lower first among rules of the same scope' }),
+    order_index: OrderIndex('lower first among rules of the same scope'),
     enabled: t.Boolean(),
     created: DateTime,
     modified: DateTime,
     metadata: MetadataOut,
     absolute_start_at: t.Union([DateTime, t.Null()]),
     absolute_end_at: t.Union([DateTime, t.Null()]),
-    annual_start_mmdd: t.Union([t.String(), t.Null()]),
-    annual_end_mmdd: t.Union([t.String(), t.Null()]),
-    days_of_week: t.Array(Type.Integer({ minimum: 1, maximum: 7 })),
-    time_of_day_start: t.Union([t.String(), t.Null()]),
-    time_of_day_end: t.Union([t.String(), t.Null()]),
-    timezone: t.String(),
-    link_type: t.String(),
-    location_countries: t.Array(t.String()),
-    location_regions: t.Array(t.String()),
-    location_cities: t.Array(t.String()),
-    custom_url: t.String(),
-    section_anchor: t.String(),
-    title: t.String({ description: "the link's title in linksets; empty means the link type's title" }),
-    media_type: t.String({ description: 'media type of the target, for linksets' }),
-    hreflang: t.Array(t.String(), { description: 'languages of the target (BCP 47), for linksets' }),
+    annual_start_mmdd: Nullable(MMDD),
+    annual_end_mmdd: Nullable(MMDD),
+    days_of_week: t.Array(Weekday, { maxItems: 7, uniqueItems: true }),
+    time_of_day_start: Nullable(HHMM),
+    time_of_day_end: Nullable(HHMM),
+    timezone: Chars(64),
+    link_type: Chars(100),
+    location_countries: t.Array(Chars(2), { maxItems: 250, uniqueItems: true }),
+    location_regions: t.Array(Chars(6), { maxItems: 500, uniqueItems: true }),
+    location_cities: t.Array(Chars(100), { maxItems: 500, uniqueItems: true }),
+    custom_url: CustomUrl,
+    section_anchor: SectionAnchor,
+    title: Chars(255, { description: "the link's title in linksets; empty means the link type's title" }),
+    media_type: t.Unsafe<string>({ ...MediaType, description: 'media type of the target, for linksets' }),
+    hreflang: t.Array(Hreflang, {
+      maxItems: 20,
+      uniqueItems: true,
+      description: 'languages of the target (BCP 47), for linksets',
+    }),
   },
   { 'x-schema-name': 'ResolutionRule' },
 )
@@ -91,7 +114,7 @@ const fields = {
     }),
   ),
   product_id: t.Optional(t.Union([IdInput, t.Null()], { description: 'required for PRODUCT, BATCH and SERIAL' })),
-  order_index: t.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'default 0' })),
+  order_index: t.Optional(OrderIndex('default 0')),
   enabled: t.Optional(t.Boolean({ description: 'default true' })),
   metadata: t.Optional(MetadataIn),
   absolute_start_at: t.Optional(RuleDateTime('the rule applies from then on')),
@@ -100,7 +123,7 @@ const fields = {
   annual_end_mmdd: t.Optional(Nullable(MMDD)),
   days_of_week: t.Optional(
     NullableList(
-      t.Array(Type.Integer({ minimum: 1, maximum: 7 }), {
+      t.Array(Weekday, {
         maxItems: 7,
         uniqueItems: true,
         description: 'ISO weekdays, 1 (Monday) to 7 (Sunday), in `timezone`',
@@ -145,35 +168,12 @@ const fields = {
     ),
   ),
   section_anchor: t.Optional(
-    Chars(255, {
-      pattern: '^[^\\s#]*$',
-      error: 'must be a fragment without # or spaces',
-      description: 'appended to the target as its #fragment',
-    }),
+    t.Unsafe<string>({ ...SectionAnchor, description: 'appended to the target as its #fragment' }),
   ),
   title: t.Optional(Chars(255)),
-  media_type: t.Optional(
-    Chars(100, {
-      pattern: '^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+$',
-      error: 'must be a media type such as text/html',
-      description: 'default text/html',
-    }),
-  ),
-  hreflang: t.Optional(
-    t.Array(
-      Chars(35, {
-        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
-        error: 'must be a BCP 47 language tag such as en or fr-CA',
-      }),
-      { maxItems: 20, uniqueItems: true, description: 'default ["en"]' },
-    ),
-  ),
+  media_type: t.Optional(t.Unsafe<string>({ ...MediaType, description: 'default text/html' })),
+  hreflang: t.Optional(t.Array(Hreflang, { maxItems: 20, uniqueItems: true, description: 'default ["en"]' })),
 }
-
-const CustomUrl = Chars(2048, {
-  minLength: 1,
-  description: 'absolute http(s) URL the link resolves to (query and fragment allowed)',
-})
 
 export const RuleCreate = t.Object(
   { scope_type: Scope, custom_url: CustomUrl, ...fields },

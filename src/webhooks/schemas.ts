@@ -23,9 +23,10 @@ const Url = Chars(2048, {
 export const Endpoint = t.Object(
   {
     id: ShortId,
-    url: t.String(),
-    label: t.String(),
-    event_types: t.Array(t.String()),
+    // read back with the limits they are written with
+    url: Chars(2048, { minLength: 1 }),
+    label: Chars(255),
+    event_types: t.Array(t.String(), { uniqueItems: true, maxItems: EVENT_TYPES.length }),
     is_active: t.Boolean(),
     disabled_reason: t.Union([t.String(), t.Null()], {
       description: 'why the service switched the endpoint off (every delivery failing for 5 days); null otherwise',

@@ -17,6 +17,7 @@ const operations = () =>
     Object.entries(item).map(([method, op]) => ({ path, method, op, name: `${method} ${path}` })),
   )
 const byId = (id: string) => operations().find((o) => o.op.operationId === id)!.op
+const ref = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema)
 // an error example is a component that each response refers to
 const exampleValue = (e: any) => (e.$ref ? doc.components.examples[e.$ref.split('/').pop()].value : e.value)
 const isJson = (type: string) => type === 'application/json' || type.endsWith('+json')
@@ -137,6 +138,50 @@ describe('response schemas carry the request limits', () => {
     for (const field of ['product_name', 'brand', 'description', 'net_content', 'ingredients_text', 'length_uom'])
       expect(product[field].maxLength, field).toBe(request[field].maxLength)
     expect(JSON.stringify(product.length)).toContain('"minimum":0')
+  })
+
+  test('every field a body and its 2xx response share has the same limits on both sides', () => {
+    // written in more forms than read back: ids (UUID or shortuuid in, shortuuid out), GTINs (any
+    // form in, GTIN-14 out), date-times and decimals (strict text in, canonical form out)
+    const CANONICAL = new Set([
+      'gtin',
+      'product_id',
+      'retailer_id',
+      'absolute_start_at',
+      'absolute_end_at',
+      'since',
+      'budget',
+      'rate',
+      'period',
+      'platform_fee_rate',
+    ])
+    const KEYS = ['maxLength', 'pattern', 'minimum', 'maximum', 'maxItems']
+    const object = (schema: any) => {
+      const s = ref(schema)
+      return s?.properties?.data?.items ? ref(s.properties.data.items) : s
+    }
+    const solid = (schema: any): any => {
+      const s = ref(schema)
+      const branches = (s?.anyOf ?? []).filter((b: any) => b.type !== 'null')
+      return branches.length === 1 ? solid(branches[0]) : s
+    }
+    let compared = 0
+    for (const { name, op } of operations()) {
+      const request = object(op.requestBody?.content?.['application/json']?.schema)?.properties
+      if (!request) continue
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        const read = status.startsWith('2') && object(response.content?.['application/json']?.schema)?.properties
+        if (!read) continue
+        for (const [field, written] of Object.entries<any>(request)) {
+          if (!read[field] || CANONICAL.has(field)) continue
+          const [a, b] = [solid(written), solid(read[field])]
+          for (const key of KEYS)
+            if (a?.[key] !== undefined) expect(b?.[key], `${name} ${status} ${field}.${key}`).toEqual(a[key])
+          compared++
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(100)
   })
 
   test("a retailer's fields read back with the limits they are written with", () => {
