@@ -3,7 +3,7 @@ import { config } from '../src/config'
 import { db } from '../src/db/client'
 import { transaction } from '../src/db/tx'
 import { writeChunk } from '../src/feeds/chunks'
-import { chunkQueue, importQueue, scheduledImportQueue } from '../src/feeds/queues'
+import { chunkQueue, deadChunkQueue, deadImportQueue, importQueue, scheduledImportQueue } from '../src/feeds/queues'
 import { failRun } from '../src/feeds/runs'
 import { startScheduledImport } from '../src/feeds/scheduled'
 import { feedSchedules, type ScheduledImport } from '../src/feeds/schedules'
@@ -57,5 +57,36 @@ export const feedsScheduled: Binding = {
   work: { pollingIntervalSeconds: 2 },
   handle: async (jobs: Job<ScheduledImport>[]) => {
     for (const job of jobs) await startScheduledImport(job.data)
+  },
+}
+
+/**
+ * A chunk or a file read whose every attempt failed without the handler seeing its last one (the
+ * worker was killed, or its heartbeat lost): pg-boss moves it to the dead-letter queue, and its run
+ * fails here, so no run stays `running` with nothing in flight. A run already failed keeps its reason.
+ */
+export const feedsDeadChunk: Binding = {
+  queue: deadChunkQueue,
+  work: { pollingIntervalSeconds: 2 },
+  handle: async (jobs: Job<{ runId: string; chunk: number }>[]) => {
+    for (const job of jobs)
+      await failRun(
+        db,
+        job.data.runId,
+        `chunk ${job.data.chunk} was not written after ${1 + (chunkQueue.options.retryLimit ?? 0)} attempts (its worker stopped or the database failed each time)`,
+      )
+  },
+}
+
+export const feedsDeadImport: Binding = {
+  queue: deadImportQueue,
+  work: { pollingIntervalSeconds: 2 },
+  handle: async (jobs: Job<{ runId: string }>[]) => {
+    for (const job of jobs)
+      await failRun(
+        db,
+        job.data.runId,
+        `the file was not read after ${1 + (importQueue.options.retryLimit ?? 0)} attempts (its worker stopped or the database failed each time)`,
+      )
   },
 }

@@ -5,7 +5,7 @@ import { barcodeBatch, barcodeExpire } from './barcode-batch'
 import { type Binding, bind } from './binding'
 import { catalogPromote, catalogVerify } from './catalog-promote'
 import { consumerBindings, eventsDispatch } from './events'
-import { feedsChunk, feedsImport, feedsScheduled } from './feeds'
+import { feedsChunk, feedsDeadChunk, feedsDeadImport, feedsImport, feedsScheduled } from './feeds'
 import { idempotencySweep } from './observability'
 import '../src/resolver/index-events' // the resolver index consumer is bound with the other consumers
 import { searchIndex } from './search-index'
@@ -24,6 +24,8 @@ const bindings = (): Binding[] => [
   searchIndex,
   feedsImport,
   feedsChunk,
+  feedsDeadChunk,
+  feedsDeadImport,
   feedsScheduled,
   performanceImport,
   revenueShares,

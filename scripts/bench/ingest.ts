@@ -1,12 +1,17 @@
-// Feed ingestion benchmark (issue 14): a deterministic Open Food Facts style JSONL.gz of --rows
+// Feed ingestion benchmark (issue 45): a deterministic Open Food Facts style JSONL.gz of --rows
 // products imported end to end by the service (chunk jobs: candidates, promotion, allergen and
-// certification parsing, search columns, events), timed from the run's start to its success;
-// the server process's peak RSS read from /proc. The floor, in the same run: the same lines
-// loaded with a bare COPY into an unindexed table; beside it, the same products written into the
-// catalog's table by one bare INSERT … SELECT (the ceiling its search columns and indexes allow).
+// certification parsing, feed records), timed from the run's start to its success. In the same run:
+// (b) the catalog floor: the same products INSERT … SELECT-ed into a table with the products'
+//     columns, its primary key and unique GTIN only, plus one source-statement row each into a table
+//     with its primary key and product index; the floor's rate is the rows divided by the two
+//     statements' summed time (the least any import that stores these rows must spend);
+// (c) the time from the import's end until every product is found by search (the search feature's
+//     pending documents drained, then a sample of the products found by the search API);
+// (d) the server process's peak RSS (Linux VmHWM).
 // The service runs as configured (FEED_CHUNK_ROWS, FEED_CHUNK_CONCURRENCY: their defaults unless set).
 //   npm run bench:ingest -- [--rows 1000000]
-// Targets: >= 15,000 rows/s end to end, >= 25 % of the COPY rate, peak RSS < 500 MB.
+// Last line: `ingest: <N> rows/s end to end, <P>% of the catalog floor, searchable <S> s after, peak RSS <M> MB`
+// Targets (issue 45): P >= 50, S <= 120 at 1M rows, M < 500.
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -51,42 +56,38 @@ const { createRun, getRun } = await import('../../src/feeds/runs')
 const { parseId } = await import('../../src/shared/ids')
 const { pool } = await import('../../src/db/client')
 
-// the floor: a bare COPY of the same lines into an unindexed table
+// The catalog floor, before the import (the tables are dropped after): the lines are staged by
+// COPY (not timed), then the two timed statements write what any import of them must write.
 const client = await pool.connect()
-await client.query('create unlogged table bench_copy_floor (line text)')
-let started = performance.now()
+await client.query('create unlogged table bench_staging (line text)')
 await pipeline(
   createReadStream(file),
   createGunzip(),
-  client.query(
-    copyFrom(`copy bench_copy_floor (line) from stdin with (format csv, quote e'\\x01', delimiter e'\\x02')`),
-  ),
+  client.query(copyFrom(`copy bench_staging (line) from stdin with (format csv, quote e'\\x01', delimiter e'\\x02')`)),
 )
-const copySeconds = (performance.now() - started) / 1000
-say(`COPY floor: ${ROWS} rows in ${copySeconds.toFixed(1)} s`)
-
-// The catalog's own write floor: the same products (name, brand, quantity, ingredients) written
-// straight into \`products\` by bare SQL, with its search columns, indexes and triggers, in a
-// transaction rolled back. No import that stores these rows in the catalog can be faster. A
-// sample of the rows (the first FLOOR_ROWS) keeps the run short; the emptied table is truncated
-// so that the import starts as it would have.
-const FLOOR_ROWS = Math.min(ROWS, 100_000)
-const empty = (await client.query('select not exists (select from products) as empty')).rows[0].empty
-await client.query('begin')
+await client.query(`create table bench_floor_products (like products including defaults)`)
+await client.query('alter table bench_floor_products add primary key (id), add unique (gtin)')
+await client.query(`create table bench_floor_statements (like product_candidates including defaults)`)
+await client.query('alter table bench_floor_statements add primary key (id)')
+await client.query('create index on bench_floor_statements (product_id)')
+let started = performance.now()
+await client.query(`insert into bench_floor_products (gtin, product_name, net_content, ingredients_text, data_source)
+  select '0' || (j->>'code'), j->>'product_name', j->>'quantity', j->>'ingredients_text', 'open_food_facts'
+  from (select line::jsonb as j from bench_staging) s`)
+const productsSeconds = (performance.now() - started) / 1000
 started = performance.now()
-await client.query(`insert into brands (name)
-  select distinct line::jsonb->>'brands' from (select line from bench_copy_floor limit ${FLOOR_ROWS}) s
-  on conflict do nothing`)
-await client.query(`insert into products (gtin, product_name, brand_id, net_content, ingredients_text, data_source)
-  select '0' || (j->>'code'), j->>'product_name', b.id, j->>'quantity', j->>'ingredients_text', 'open_food_facts'
-  from (select line::jsonb as j from bench_copy_floor limit ${FLOOR_ROWS}) s
-  left join brands b on lower(b.name) = lower(j->>'brands') and b.organization_id is null`)
-const insertSeconds = (performance.now() - started) / 1000
-await client.query('rollback')
-await client.query(empty ? 'truncate products, brands cascade' : 'vacuum products')
-await client.query('drop table bench_copy_floor')
+await client.query(`insert into bench_floor_statements (product_id, fields, source, confidence)
+  select p.id, jsonb_build_object('product_name', p.product_name, 'net_content', p.net_content,
+    'ingredients_text', p.ingredients_text), 'open_food_facts', 0.7
+  from bench_floor_products p`)
+const statementsSeconds = (performance.now() - started) / 1000
+await client.query('drop table bench_staging, bench_floor_products, bench_floor_statements')
+await client.query('checkpoint')
 client.release()
-say(`catalog INSERT floor: ${FLOOR_ROWS} rows in ${insertSeconds.toFixed(1)} s`)
+const floorRate = ROWS / (productsSeconds + statementsSeconds)
+say(
+  `catalog floor: products ${productsSeconds.toFixed(1)} s + statements ${statementsSeconds.toFixed(1)} s = ${floorRate.toFixed(0)} rows/s`,
+)
 
 started = performance.now()
 const run = await createRun(bench.database.db, null, { source: 'off', path: file })
@@ -96,30 +97,59 @@ let shown = -1
 while (status.status === 'queued' || status.status === 'running') {
   await Bun.sleep(500)
   status = await getRun(bench.database.db, null, id)
-  if (status.progress.percent >= shown + 10) {
-    shown = status.progress.percent
+  const percent = status.progress.percent
+  if (percent >= shown + 10) {
+    shown = percent
+    const elapsed = (performance.now() - started) / 1000
     say(
-      `import ${status.progress.percent}% (${status.progress.chunks_done} of ${status.progress.chunks_total ?? '?'} chunks written)`,
+      `import ${percent}%: ${status.progress.rows_written} of ${status.progress.rows_total ?? '?'} rows, ${(status.progress.rows_written / elapsed).toFixed(0)} rows/s`,
     )
   }
 }
 const seconds = (performance.now() - started) / 1000
+
+// (c) searchable: the search feature's pending documents drained, then a sample found by the API
+const searchStarted = performance.now()
+const { pendingSearchDocuments } = await import('../../src/search')
+for (let last = -1; ; ) {
+  const pending = await pendingSearchDocuments(bench.database.db)
+  if (pending === 0) break
+  if (pending !== last) say(`search: ${pending} documents pending`)
+  last = pending
+  await Bun.sleep(500)
+}
+const { createOrganization } = await import('../../src/accounts/organizations')
+const reader = (await createOrganization(bench.database.db, { name: 'Bench reader', owner_email: 'bench@example.com' }))
+  .api_key
+const sample = Array.from({ length: 20 }, (_, k) => Math.floor(((k + 0.5) / 20) * ROWS))
+for (const i of sample) {
+  const name = `${WORDS[i % 10]} ${WORDS[(i >> 3) % 10]} ${i}`
+  for (;;) {
+    const res = await fetch(`${bench.base}/catalog/api/v1/search?q=${encodeURIComponent(name)}&type=product&limit=5`, {
+      headers: { 'x-api-key': reader.key },
+    })
+    const body = (await res.json()) as { results: { name: string }[] }
+    if (res.status === 200 && body.results.some((r) => r.name === name)) break
+    await Bun.sleep(500)
+  }
+}
+const searchableSeconds = (performance.now() - searchStarted) / 1000
 const peak = bench.peakRss()
 await bench.stop()
 rmSync(feedDir, { recursive: true, force: true })
 
 const rate = ROWS / seconds
-const copyRate = ROWS / copySeconds
+const percentOfFloor = (rate / floorRate) * 100
+const peakMb = peak / 1024 / 1024
 const row = (name: string, value: string, target: string, ok: boolean) =>
-  console.log(`${name.padEnd(24)} ${value.padStart(16)}   target ${target.padEnd(12)} ${ok ? 'met' : 'NOT met'}`)
+  console.log(`${name.padEnd(28)} ${value.padStart(12)}   target ${target.padEnd(10)} ${ok ? 'met' : 'NOT met'}`)
 console.log(`\n${ROWS} rows, run ${status.status}, counts ${JSON.stringify(status.counts)}`)
-row('end to end rows/s', rate.toFixed(0), '>= 15000', rate >= 15_000)
-row('wall time s', seconds.toFixed(1), '', true)
-row('bare COPY rows/s', copyRate.toFixed(0), '(floor)', true)
-row('ratio to COPY', `${((rate / copyRate) * 100).toFixed(1)} %`, '>= 25 %', rate / copyRate >= 0.25)
-const insertRate = FLOOR_ROWS / insertSeconds
+row('end to end rows/s', rate.toFixed(0), '', true)
+row('catalog floor rows/s', floorRate.toFixed(0), '(floor)', true)
+row('share of the floor', `${percentOfFloor.toFixed(0)} %`, '>= 50 %', percentOfFloor >= 50)
+row('searchable after import s', searchableSeconds.toFixed(1), '<= 120', searchableSeconds <= 120)
+row('peak RSS (server) MB', peakMb.toFixed(0), '< 500', peakMb < 500)
 console.log(
-  `${'bare INSERT into products'.padEnd(24)} ${insertRate.toFixed(0).padStart(16)}   rows/s (${((insertRate / copyRate) * 100).toFixed(1)} % of COPY): the catalog table's own ceiling, search columns and indexes written; the import reaches ${((rate / insertRate) * 100).toFixed(0)} % of it`,
+  `ingest: ${rate.toFixed(0)} rows/s end to end, ${percentOfFloor.toFixed(0)}% of the catalog floor, searchable ${searchableSeconds.toFixed(0)} s after, peak RSS ${peakMb.toFixed(0)} MB`,
 )
-row('peak RSS (server) MB', (peak / 1024 / 1024).toFixed(0), '< 500', peak < 500 * 1024 * 1024)
-process.exit(0)
+process.exit(status.status === 'succeeded' ? 0 : 1)

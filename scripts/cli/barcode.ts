@@ -85,7 +85,7 @@ async function batch(values: BatchOptions): Promise<number> {
     )
     return 2
   }
-  const progress = await progressReporter(items.length, 'rendered')
+  const progress = await progressReporter(items.length, 'rendered', 'labels')
   const { rendered, errors } = await renderBatch(
     { items, settings: withDefaults(options), output: kind, template: values.template },
     output,

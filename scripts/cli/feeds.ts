@@ -75,12 +75,12 @@ async function importFeed(values: ImportOptions): Promise<number> {
       full: values.full,
     })
     const runId = parseId(created.id)!
-    const progress = await progressReporter(100, `importing ${values.file}`)
+    const progress = await progressReporter(0, `importing ${values.file}`)
     let run = created
     while (run.status === 'queued' || run.status === 'running') {
       await Bun.sleep(250)
       run = await getRun(database.db, null, runId)
-      progress.update(run.progress.percent)
+      progress.update(run.progress.rows_written, run.progress.rows_total ?? 0)
     }
     progress.stop()
     if (values.json) console.log(JSON.stringify(run))

@@ -22,7 +22,7 @@ async function reindex(): Promise<number> {
     const totals = await reindexAll(database.db, async (collection, done, total) => {
       if (!bars.has(collection)) {
         for (const bar of bars.values()) bar.stop()
-        bars.set(collection, await progressReporter(total, `indexed ${collection}s`))
+        bars.set(collection, await progressReporter(total, `indexed ${collection}s`, 'documents'))
       }
       bars.get(collection)!.update(done)
     })

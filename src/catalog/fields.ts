@@ -143,3 +143,11 @@ export const outputSchemas = () =>
   }
 
 export const ALL_FIELDS = ENTRIES.map(([name]) => name)
+
+/**
+ * Tag lists a source may state beside the fields (OFF's labels_tags, allergens_tags, traces_tags,
+ * as slugs): candidates like any value, which promotion merges with what the ingredient text says
+ * into the derived arrays of the same names.
+ */
+export const TAG_FIELDS = ['certifications', 'contains_allergens', 'may_contain_allergens'] as const
+export type TagField = (typeof TAG_FIELDS)[number]

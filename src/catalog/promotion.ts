@@ -1,7 +1,7 @@
-import { asc, getTableColumns, inArray, sql } from 'drizzle-orm'
+import { and, asc, getTableColumns, inArray, isNotNull, or, sql } from 'drizzle-orm'
 import { toSnakeCase } from 'drizzle-orm/casing'
 import { arrayParam } from '../db/params'
-import { products } from '../db/schema'
+import { brands, products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
@@ -73,10 +73,20 @@ async function updateProducts(tx: Tx, updates: Record<string, unknown>[]) {
   }
 }
 
-/** Emits the event for each product, with the product as the API shows it now. */
+/**
+ * Emits the event for each product an organization holds (its owner, or its brand's), with the
+ * product as the API shows it now. A product nobody holds emits nothing (contract §7): no endpoint
+ * could receive it, and a feed makes such products by the million. Internal readers (search) are
+ * told by their own marks, not by events.
+ */
 async function announce(tx: Tx, eventType: 'product.created' | 'product.updated', ids: string[]) {
   if (ids.length === 0) return
-  const after = await selectProducts(tx).where(sql`${products.id} = any(${arrayParam(ids, 'uuid')})`)
+  const after = await selectProducts(tx).where(
+    and(
+      sql`${products.id} = any(${arrayParam(ids, 'uuid')})`,
+      or(isNotNull(products.ownerId), isNotNull(brands.organizationId)),
+    ),
+  )
   await emit(
     tx,
     ...after.map((p) => ({
@@ -113,17 +123,27 @@ function changesOf({ row, winners }: Decided, reset = false) {
       const empty = EMPTY.get(column)
       if (!winners.has(field) && before[column] !== empty) changes[column] = empty
     }
-  const labels = winners.get('labels')?.value
-  if (typeof changes.ingredientsText === 'string' || Array.isArray(labels)) {
+  // tag lists a source stated (candidates like any value; `labels` is the older name of certifications)
+  const tags = (field: string) => {
+    const value = winners.get(field)?.value
+    return Array.isArray(value) ? (value as string[]) : null
+  }
+  const stated = {
+    certifications: [...(tags('certifications') ?? []), ...(tags('labels') ?? [])],
+    contains: tags('contains_allergens') ?? [],
+    mayContain: tags('may_contain_allergens') ?? [],
+  }
+  const anyTags = Object.values(stated).some((list) => list.length > 0)
+  if (typeof changes.ingredientsText === 'string' || anyTags) {
     const text = (changes.ingredientsText as string | undefined) ?? before.ingredientsText
     const a = analyzeIngredients(text)
-    const certifications = [
-      ...new Set([...a.certifications, ...(Array.isArray(labels) ? (labels as string[]) : [])]),
-    ].sort()
+    // the analysis's own order when no tags add to it (an unchanged product stays unchanged)
+    const union = (found: string[], tagged: string[]) =>
+      tagged.length ? [...new Set([...found, ...tagged])].sort() : found
     const derived = {
-      containsAllergens: a.contains,
-      mayContainAllergens: a.mayContain,
-      certifications,
+      containsAllergens: union(a.contains, stated.contains),
+      mayContainAllergens: union(a.mayContain, stated.mayContain),
+      certifications: [...new Set([...a.certifications, ...stated.certifications])].sort(),
       substances: a.substances,
     }
     for (const [column, value] of Object.entries(derived))

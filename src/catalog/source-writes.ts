@@ -3,12 +3,11 @@ import { arrayParam, unnestRows } from '../db/params'
 import { productCandidates, products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
-import { emit } from '../events/outbox'
-import { normalizeField, type ProductField } from './fields'
+import { markSearchDocuments, refreshSearchDocuments } from '../search'
+import { normalizeField, PRODUCT_FIELDS, type ProductField, type TagField } from './fields'
 import { insertDecidedProducts } from './promotion'
 import { SOURCE_CONFIDENCE } from './provenance'
 import { promoteQueue } from './queues'
-import { selectProducts, toProductResource } from './resource'
 
 type DataSource = (typeof DATA_SOURCES)[number]
 
@@ -16,7 +15,7 @@ type DataSource = (typeof DATA_SOURCES)[number]
 export type SourceRecord = {
   gtin14: string
   /** null: the product must exist, but the source says nothing of it here (its earlier values stand) */
-  fields: Partial<Record<ProductField | 'brand' | 'labels', unknown>> | null
+  fields: Partial<Record<ProductField | 'brand' | TagField, unknown>> | null
 }
 
 /** Products by GTIN-14 (those that exist). */
@@ -36,7 +35,9 @@ async function idsOf(tx: Tx, gtins: string[]) {
  * Unknown GTINs become unclaimed products (no owner, no brand, `data_source` the source); every
  * given value is recorded as a candidate of the source (normalised as the API stores it), never
  * written over the record directly. What the same source and contributor said of these products
- * before is replaced, and nothing else: a statement is keyed by (product, source, contributor), so
+ * through the same feed (`scope`: its retailer, the nil UUID for another source's feed, null through
+ * the API) before is replaced, and nothing else: a statement is keyed by (product, source,
+ * contributor, scope), so two feeds of one organization never replace each other's, and
  * an organization's statement (crowd_sourced, its id) replaces only its own earlier one and never
  * another source's or organization's candidates. Deciding the fields of existing
  * products is the caller's (promoteProducts, or a `catalog.promote` job), so a claimed
@@ -49,7 +50,11 @@ export async function writeSourceRecords(
   source: DataSource,
   records: SourceRecord[],
   contributorId: string | null = null,
-  { decideNew = false } = {},
+  {
+    decideNew = false,
+    scope = null,
+    search = 'now',
+  }: { decideNew?: boolean; scope?: string | null; search?: 'now' | 'later' } = {},
 ) {
   const gtins = [...new Set(records.map((r) => r.gtin14))]
   if (gtins.length === 0) return { ids: new Map<string, string>(), created: new Set<string>() }
@@ -62,7 +67,7 @@ export async function writeSourceRecords(
         .filter(([, value]) => value !== undefined && value !== null && value !== '')
         .map(([field, value]) => ({
           field,
-          value: field === 'brand' || field === 'labels' ? value : normalizeField(field as ProductField, value),
+          value: field in PRODUCT_FIELDS ? normalizeField(field as ProductField, value) : value,
         })),
     ]),
   )
@@ -92,6 +97,7 @@ export async function writeSourceRecords(
           created: now,
         })),
       })),
+      { search },
     )
     for (const { gtin, id } of fresh) if (created.has(id)) ids.set(gtin, id)
     // made by another transaction meanwhile: an existing product like the others
@@ -106,6 +112,8 @@ export async function writeSourceRecords(
     ).rows
     ids = new Map(inserted.map((r) => [r.gtin, r.id]))
     created = new Set(inserted.map((r) => r.id))
+    // searchable by GTIN at once (or after the drain); their promotion refreshes what it changes
+    await (search === 'later' ? markSearchDocuments : refreshSearchDocuments)(tx, 'product', [...created])
     for (const [gtin, id] of await idsOf(
       tx,
       gtins.filter((g) => !ids.has(g)),
@@ -125,6 +133,7 @@ export async function writeSourceRecords(
           contributorId === null
             ? isNull(productCandidates.contributorId)
             : eq(productCandidates.contributorId, contributorId),
+          scope === null ? isNull(productCandidates.scope) : eq(productCandidates.scope, scope),
         ),
       )
   // a record's values are one statement: one candidate row holds them all
@@ -136,8 +145,8 @@ export async function writeSourceRecords(
   })
   // one statement of column arrays: parameters are few, whatever the number of rows
   if (statements.length)
-    await tx.execute(sql`insert into product_candidates (product_id, fields, source, confidence, contributor_id, created)
-      select product_id, fields, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, now()
+    await tx.execute(sql`insert into product_candidates (product_id, fields, source, confidence, contributor_id, scope, created)
+      select product_id, fields, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, ${scope}::uuid, now()
       from ${unnestRows(statements, 'c', {
         product_id: ['uuid', (c) => c.productId],
         fields: ['jsonb', (c) => JSON.stringify(c.fields)],
@@ -147,7 +156,7 @@ export async function writeSourceRecords(
 
 /**
  * writeSourceRecords with promotion left to a `catalog.promote` job per product (sent with the
- * writes), and `product.created` emitted for each new product at once.
+ * writes). The products it makes belong to nobody, so they emit no event (contract §7).
  */
 export function upsertFromSource(ex: Executor, source: DataSource, records: SourceRecord[]) {
   return inTransaction(ex, async (tx) => {
@@ -156,18 +165,6 @@ export function upsertFromSource(ex: Executor, source: DataSource, records: Sour
       tx,
       [...ids.values()].map((productId) => ({ data: { productId } })),
     )
-    if (created.size) {
-      const rows = await selectProducts(tx).where(inArray(products.id, [...created]))
-      await emit(
-        tx,
-        ...rows.map((p) => ({
-          eventType: 'product.created' as const,
-          organizationId: null,
-          subjectId: p.product.id,
-          data: toProductResource(p),
-        })),
-      )
-    }
     const gtinOf = new Map([...ids].map(([gtin, id]) => [id, gtin]))
     return { ids, created: [...created].map((id) => gtinOf.get(id)!) }
   })

@@ -13,7 +13,8 @@ export type QueueOptions = Omit<Queue, 'name' | 'deadLetter'>
  */
 export type QueueDef<P extends object> = {
   name: string
-  deadLetter: string
+  /** null: this is a dead-letter queue itself (deadLettersOf) */
+  deadLetter: string | null
   options: QueueOptions
   /** Sends through the executor: in a transaction, the job exists if and only if it commits. */
   send: (ex: Executor, data: P, options?: SendOptions) => Promise<string | null>
@@ -44,8 +45,30 @@ export function defineQueue<P extends object>(name: string, options: QueueOption
   }
 }
 
-/** Creates a queue and its dead-letter queue (idempotent; every process may send to it). */
+/**
+ * A queue's dead-letter queue as a queue a worker can bind: its jobs carry the data of the jobs
+ * whose retries were spent (a worker killed on every attempt included), so a feature can record
+ * the failure on what the job was doing.
+ */
+export function deadLettersOf<P extends object>(queue: QueueDef<P>): QueueDef<P> {
+  if (!queue.deadLetter) throw new Error(`${queue.name} is a dead-letter queue`)
+  return { ...defineQueue<P>(queue.deadLetter, DEAD_LETTER_OPTIONS), deadLetter: null }
+}
+
+const DEAD_LETTER_OPTIONS = { retentionSeconds: 30 * 24 * 3600, deleteAfterSeconds: 30 * 24 * 3600 }
+
+/**
+ * Creates a queue and its dead-letter queue (idempotent; every process may send to it), and brings
+ * an existing queue's retry and retention options to what its declaration says now (createQueue
+ * leaves an existing queue as it was created: a lowered retry limit would otherwise never apply).
+ */
 export async function createQueue(queue: QueueDef<any>) {
-  await boss.createQueue(queue.deadLetter, { retentionSeconds: 30 * 24 * 3600, deleteAfterSeconds: 30 * 24 * 3600 })
+  if (queue.deadLetter === null) {
+    await boss.createQueue(queue.name, queue.options)
+    return
+  }
+  await boss.createQueue(queue.deadLetter, DEAD_LETTER_OPTIONS)
   await boss.createQueue(queue.name, { ...queue.options, deadLetter: queue.deadLetter })
+  const { partition: _p, policy: _q, retryDelayMax: _r, heartbeatSeconds: _h, ...updatable } = queue.options
+  await boss.updateQueue(queue.name, { ...updatable, deadLetter: queue.deadLetter })
 }

@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'resolution_rule.updated',
   'resolution_rule.deleted',
   'revenue_share.calculated',
+  'feed_run.completed',
+  'feed_run.failed',
   'webhook.test',
   'webhook_endpoint.disabled',
 ] as const

@@ -122,6 +122,8 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
     .where(and(eq(feedRunChunks.runId, runId), eq(feedRunChunks.chunk, chunk)))
     .for('update')
   if (!row || row.status === 'done') return false
+  // a run that failed (a file cut short, another chunk's attempts spent) still writes the chunks it
+  // stored: their rows were read whole; the run keeps its status and reason
   const [run] = await tx.select().from(feedRuns).where(eq(feedRuns.id, runId))
   const [retailer] = run!.retailerId
     ? await tx
@@ -242,7 +244,9 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promi
     statement.source,
     changed.map((r) => ({ gtin14: r.gtin14, fields: r.offer?.multipack ? null : r.fields })),
     statement.contributorId,
-    { decideNew: true },
+    // the feed's own statement: its retailer's (an affiliate feed), else the source's feed
+    // searchable after the chunk commits: the search feature's drain builds the documents in bulk
+    { decideNew: true, scope, search: 'later' },
   )
   // new products were written with their decided values; the others are promoted now
   await promoteProducts(
@@ -250,6 +254,7 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promi
     [...new Set(changed.filter((r) => !r.offer?.multipack).map((r) => ids.get(r.gtin14)!))].filter(
       (id) => !created.has(id),
     ),
+    { search: 'later' },
   )
   if (changed.length)
     await tx.execute(sql`insert into feed_records

@@ -1,4 +1,4 @@
-import { defineQueue } from '../db/queues'
+import { deadLettersOf, defineQueue } from '../db/queues'
 import type { ScheduledImport } from './schedules'
 
 /** Reads a run's file and cuts it into chunks, each sent as a `feeds.chunk` job (resumable). */
@@ -8,9 +8,13 @@ export const importQueue = defineQueue<{ runId: string }>('feeds.import', {
   heartbeatSeconds: 10,
 })
 
-/** Writes one chunk of a run (idempotent by run and chunk). */
+/**
+ * Writes one chunk of a run (idempotent by run and chunk). A record that cannot be written is
+ * rejected on its own (chunks.ts), so a chunk fails as a whole only for reasons outside its records
+ * (the database, the worker): three attempts, then the run fails with the reason.
+ */
 export const chunkQueue = defineQueue<{ runId: string; chunk: number }>('feeds.chunk', {
-  retryLimit: 10,
+  retryLimit: 2,
   retryBackoff: true,
   heartbeatSeconds: 10,
 })
@@ -20,3 +24,7 @@ export const scheduledImportQueue = defineQueue<ScheduledImport>('feeds.schedule
   retryLimit: 2,
   retryBackoff: true,
 })
+
+/** Chunks and imports whose attempts were all spent, the worker killed on each included: their runs fail. */
+export const deadChunkQueue = deadLettersOf(chunkQueue)
+export const deadImportQueue = deadLettersOf(importQueue)

@@ -1,10 +1,11 @@
 import { open, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { and, desc, eq, inArray, isNull, lt, ne, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm'
 import { config } from '../config'
 import { db } from '../db/client'
 import { feedRecords, feedRunChunks, feedRuns, feedUploads, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
+import { emit } from '../events/outbox'
 import { rateLimitHeaders } from '../http/rate-limit'
 import type { ReceivedUpload } from '../http/upload'
 import { AppError, invalidField, notFound } from '../shared/errors'
@@ -220,15 +221,20 @@ export function runResource(run: RunRow, chunks: ChunkFigures[]) {
   const sum = (k: 'read' | 'created' | 'updated' | 'unchanged' | 'rejected') => chunks.reduce((n, c) => n + c[k], 0)
   const readings: Record<string, number> = {}
   for (const c of chunks) for (const [k, n] of Object.entries(c.readings)) readings[k] = (readings[k] ?? 0) + n
-  const done = chunks.filter((c) => c.status === 'done').length
+  const doneChunks = chunks.filter((c) => c.status === 'done')
+  const done = doneChunks.length
+  // rows: those read from the file so far, those written, and the file's whole count, known once
+  // it is read and estimated before from the share of its bytes read (0 until a chunk is stored)
+  const rowsRead = sum('read')
+  const rowsWritten = doneChunks.reduce((n, c) => n + c.read, 0)
+  const rowsTotal =
+    run.chunksTotal !== null
+      ? rowsRead
+      : run.bytesTotal && run.bytesRead
+        ? Math.max(rowsRead, Math.round(rowsRead * (run.bytesTotal / run.bytesRead)))
+        : null
   const percent =
-    run.status === 'succeeded'
-      ? 100
-      : run.chunksTotal
-        ? Math.floor((done / run.chunksTotal) * 100)
-        : run.bytesTotal
-          ? Math.min(99, Math.floor((run.bytesRead / run.bytesTotal) * 50))
-          : 0
+    run.status === 'succeeded' ? 100 : rowsTotal ? Math.min(99, Math.floor((rowsWritten / rowsTotal) * 100)) : 0
   return {
     id: toShortId(run.id),
     source: run.source,
@@ -241,6 +247,9 @@ export function runResource(run: RunRow, chunks: ChunkFigures[]) {
     status: run.status,
     progress: {
       percent,
+      rows_written: rowsWritten,
+      rows_total: rowsTotal,
+      rows_exact: run.chunksTotal !== null,
       chunks_total: run.chunksTotal,
       chunks_done: done,
       bytes_read: run.bytesRead,
@@ -318,12 +327,35 @@ export function listRuns(organizationId: string | null, filter: { status?: RunRo
   )
 }
 
-/** Marks a run failed with a reason the caller can act on (earlier chunks' writes stand). */
-export async function failRun(ex: Executor, runId: string, reason: string) {
-  await ex
-    .update(feedRuns)
-    .set({ status: 'failed', error: reason, finishedAt: new Date() })
-    .where(and(eq(feedRuns.id, runId), ne(feedRuns.status, 'succeeded')))
+/**
+ * Tells the organization that started a run how it ended: `feed_run.completed` or `feed_run.failed`
+ * with the run as the API shows it (its counts), in the transaction that ends it. The platform's
+ * runs (no organization) tell nobody.
+ */
+async function announceEnd(tx: Tx, run: RunRow) {
+  if (run.organizationId === null || (run.status !== 'succeeded' && run.status !== 'failed')) return
+  await emit(tx, {
+    eventType: run.status === 'succeeded' ? 'feed_run.completed' : 'feed_run.failed',
+    organizationId: run.organizationId,
+    subjectId: run.id,
+    data: runResource(run, await chunksOf(tx, run.id)),
+  })
+}
+
+/**
+ * Marks a run failed with a reason the caller can act on (earlier chunks' writes stand). A run
+ * already over (succeeded, or failed with its first reason) is left as it is.
+ */
+export function failRun(ex: Executor, runId: string, reason: string) {
+  return inTransaction(ex, async (tx) => {
+    const [run] = await tx
+      .update(feedRuns)
+      .set({ status: 'failed', error: reason, finishedAt: new Date() })
+      .where(and(eq(feedRuns.id, runId), inArray(feedRuns.status, ['queued', 'running'])))
+      .returning()
+    if (run) await announceEnd(tx, run)
+    return Boolean(run)
+  })
 }
 
 /**
@@ -378,10 +410,12 @@ export async function finishIfComplete(tx: Tx, runId: string) {
       : []
     disappeared = { disappearedCount: count, disappearedSample: sample }
   }
-  await tx
+  const [ended] = await tx
     .update(feedRuns)
     .set({ status: 'succeeded', finishedAt: new Date(), ...disappeared })
     .where(eq(feedRuns.id, runId))
+    .returning()
   await tx.delete(feedUploads).where(eq(feedUploads.runId, runId))
+  await announceEnd(tx, ended!)
   return true
 }

@@ -61,7 +61,18 @@ export const Run = t.Object(
     full: t.Boolean(),
     status: Enum(RUN_STATUSES),
     progress: t.Object({
-      percent: Type.Integer({ minimum: 0, maximum: 100 }),
+      percent: Type.Integer({
+        minimum: 0,
+        maximum: 100,
+        description:
+          'rows written of the rows in the file (estimated from the bytes read until it is read); 100 only when the run succeeded',
+      }),
+      rows_written: Count,
+      rows_total: t.Union([Type.Integer(), t.Null()], {
+        description:
+          'the rows of the file: exact once it is read (rows_exact), estimated before, null before any is read',
+      }),
+      rows_exact: t.Boolean(),
       chunks_total: t.Union([Type.Integer(), t.Null()], { description: 'known once the whole file is read' }),
       chunks_done: Count,
       bytes_read: Count,

@@ -93,11 +93,12 @@ describe('provenance and confidence promotion', () => {
     expect(product.confidence_score).toBeLessThanOrEqual(1)
     // idempotent
     expect(await promoteProduct(db, await productIdOf(gtin))).toBe(false)
+    // a product no organization holds emits no per-product event (contract §7): nobody could receive it
     const events = await sql<{ n: number }>(
       "select count(*)::int n from events where subject_id = $1 and event_type = 'product.updated'",
       [await productIdOf(gtin)],
     )
-    expect(events[0]!.n).toBe(1)
+    expect(events[0]!.n).toBe(0)
   })
 
   test('a claimed (brand-owner) value is never overridden by crowd contributions', async () => {

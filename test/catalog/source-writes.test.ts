@@ -62,12 +62,12 @@ describe('upsertFromSource', () => {
       [[...ids.values()]],
     )
     expect(jobs[0]!.n).toBe(3)
-    // product.created for the two new products only
+    // the new products belong to nobody: no product.created (contract §7), nobody could receive it
     const events = await sql<{ n: number }>(
       `select count(*)::int n from events where event_type = 'product.created' and subject_id = any($1)`,
       [[ids.get(`0${fresh[0]}`), ids.get(`0${fresh[1]}`)]],
     )
-    expect(events[0]!.n).toBe(2)
+    expect(events[0]!.n).toBe(0)
 
     for (const id of ids.values()) await promoteProduct(db, id)
     const oats = (await get(`${PRODUCTS}/${fresh[0]}`, org.key)).json
@@ -108,7 +108,7 @@ describe('GTINs read as results, not exceptions', () => {
 
 // Feed chunks: a new product is written once with its decided values, never empty then updated.
 describe('writeSourceRecords with decideNew', () => {
-  test('new products are made with their promoted values and announced once; existing ones are left to promotion', async () => {
+  test('new products are made with their promoted values, unannounced (nobody holds them); existing ones are left to promotion', async () => {
     const existing = uniqueGtin()
     await transaction((tx) =>
       writeSourceRecords(tx, 'usda_fdc', [{ gtin14: `0${existing}`, fields: { product_name: 'Usda Name' } }]),
@@ -133,7 +133,7 @@ describe('writeSourceRecords with decideNew', () => {
     const freshId = ids.get(`0${fresh}`)!
     expect([...created]).toEqual([freshId])
     const [row] = await sql<Record<string, unknown>>(
-      `select p.product_name, p.data_source, p.net_content_value::text, p.contains_allergens, b.name brand, p.brand_name,
+      `select p.product_name, p.data_source, p.net_content_value::text, p.contains_allergens, b.name brand,
               p.field_confidence->>'product_name' name_confidence
        from products p left join brands b on b.id = p.brand_id where p.id = $1`,
       [freshId],
@@ -144,15 +144,11 @@ describe('writeSourceRecords with decideNew', () => {
       net_content_value: '500',
       contains_allergens: ['gluten', 'milk'], // oats count as a gluten cereal
       brand,
-      brand_name: brand,
       name_confidence: '0.7',
     })
-    // one product.created carrying the values; no product.updated
-    const events = await sql<{ event_type: string; name: string; brand: string }>(
-      `select event_type, data->>'product_name' name, data->>'brand' brand from events where subject_id = $1`,
-      [freshId],
-    )
-    expect(events).toEqual([{ event_type: 'product.created', name: 'Decided Oats', brand }])
+    // no event: a product no organization holds emits none (contract §7)
+    const events = await sql('select event_type from events where subject_id = $1', [freshId])
+    expect(events).toEqual([])
     // its candidates are stored as for any product
     const fields = await sql<{ field: string }>(
       'select field from product_candidate_values where product_id = $1 order by field',

@@ -104,11 +104,24 @@ describe('cli feeds schedules', () => {
 })
 
 describe('cli feeds import', () => {
+  test('a run that fails exits 1 and prints the reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-failing-'))
+    const file = join(dir, 'array.jsonl')
+    writeFileSync(file, '["code","product_name"]\n{"code":"4006381333931","product_name":"Pen"}\n')
+    const r = await cli('feeds', 'import', '--source', 'off', '--format', 'off_jsonl', '--file', file)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('failed: read 0, created 0')
+    expect(r.stdout).toContain('error: the file is not')
+    rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+
   test('runs the import through the pg-boss jobs with progress lines and ends with the counts', async () => {
     const file = 'test/fixtures/feeds/usda/branded_sample.json'
     const r = await cli('feeds', 'import', '--source', 'usda', '--file', file, '--json')
     expect(r.code).toBe(0)
-    expect(r.output).toContain(`importing ${file} 100/100`)
+    // rows, not a percent: the last line at 100 %, with the rate and an ETA that is a number
+    expect(r.output).toMatch(new RegExp(`importing ${file} 10/10 rows \\(100%\\), [\\d,]+ rows/s, ETA 0 s`))
+    expect(r.output).not.toContain('∞')
     const run = JSON.parse(r.stdout)
     expect(run).toMatchObject({ source: 'usda', status: 'succeeded', progress: { percent: 100 } })
     const c = run.counts

@@ -85,8 +85,9 @@ async function catalogState(database: ReturnType<typeof ownDatabase>) {
   await db.connect()
   try {
     const products = await db.query(
-      `select gtin, product_name, brand_name, net_content, net_content_value, net_content_uom, ingredients_text,
-              contains_allergens, field_confidence, data_source from products order by gtin`,
+      `select p.gtin, p.product_name, b.name as brand_name, p.net_content, p.net_content_value, p.net_content_uom,
+              p.ingredients_text, p.contains_allergens, p.field_confidence, p.data_source
+         from products p left join brands b on b.id = p.brand_id order by p.gtin`,
     )
     const candidates = await db.query(
       `select p.gtin, c.field, c.value, c.source from product_candidate_values c join products p on p.id = c.product_id

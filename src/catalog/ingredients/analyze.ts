@@ -303,6 +303,36 @@ export function substanceSlug(slug: string): string | null {
   return SLUGS.get(slug.toLowerCase()) ?? null
 }
 
+const ALLERGEN_SLUGS = new Set(ALLERGENS)
+/** Open Food Facts' allergen ids that name one of ours under another word (its taxonomy's older ids). */
+const ALLERGEN_SYNONYMS: Record<string, string> = {
+  soy: 'soybeans',
+  soja: 'soybeans',
+  sesame: 'sesame-seeds',
+  sulphites: 'sulphur-dioxide-and-sulphites',
+  sulfites: 'sulphur-dioxide-and-sulphites',
+  'tree-nuts': 'nuts',
+  wheat: 'gluten',
+  egg: 'eggs',
+  lupine: 'lupin',
+  crustacean: 'crustaceans',
+  mollusc: 'molluscs',
+}
+
+/**
+ * Allergen slugs of tags as feeds give them (`en:milk`, `fr:lait` is left: only the taxonomy's
+ * English ids are slugs): the language prefix dropped, a tag that is not one of the 14 ignored.
+ */
+export function allergensOfTags(tags: string[]): string[] {
+  const found = new Set<string>()
+  for (const tag of tags) {
+    const bare = tag.replace(/^[a-z]{2}:/i, '').toLowerCase()
+    const slug = ALLERGEN_SLUGS.has(bare) ? bare : ALLERGEN_SYNONYMS[bare]
+    if (slug) found.add(slug)
+  }
+  return [...found].sort()
+}
+
 export const CERTIFICATION_SLUGS = new Set([...CERTIFICATIONS.map((c) => c.slug), 'eu-organic'])
 
 /** Every substance slug a caller may name: slugs, E-numbers and name ids (substanceSlug resolves them). */

@@ -135,6 +135,8 @@ export const productCandidates = pgTable(
     confidence: real().notNull(),
     /** Who supplied it (an organization for claimed and crowd values); independence is per contributor. */
     contributorId: uuid(),
+    /** The feed it came from (its retailer; the nil UUID for another source's feed); NULL through the API. */
+    scope: uuid(),
     created: created(),
   },
   (table) => [index('product_candidates_product_created_idx').on(table.productId, table.created)],

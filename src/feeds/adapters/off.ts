@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream'
 import countries from 'i18n-iso-countries'
-import { certificationsOfLabels } from '../../catalog/ingredients/analyze'
+import { allergensOfTags, certificationsOfLabels } from '../../catalog/ingredients/analyze'
 import { ASSIGNED_COUNTRIES } from '../../shared/countries'
 import { sampleOf } from '../../shared/text-records'
 import { csvRows, lines } from './input'
-import { parseQuantity, quantityOf } from './quantity'
+import { parseQuantity, quantityOf, withoutPackageSize } from './quantity'
 import { checkedFields, type FeedRecord, type FeedRow, RowError, readFeedCode, text } from './record'
 
 /**
@@ -68,7 +68,7 @@ export function offRecord(p: OffProduct): FeedRecord {
   if (!name && !ingredients && brands.length === 0 && !owner)
     throw new RowError('no product data: no name, brand or ingredients')
   const fields = checkedFields({
-    product_name: name,
+    product_name: withoutPackageSize(name, net),
     brand: brands[0] ?? owner,
     manufacturer: owner,
     description: localized(p, 'generic_name'),
@@ -78,7 +78,11 @@ export function offRecord(p: OffProduct): FeedRecord {
     net_content_value: net?.value,
     net_content_uom: net?.uom,
     ingredients_text: ingredients,
-    labels: certificationsOfLabels(list(p.labels_tags, 'labels_tags')),
+    // OFF's own tags, beside what the ingredient text says (a record may have tags and no text)
+    certifications: certificationsOfLabels(list(p.labels_tags, 'labels_tags')),
+    // the CSV export names its allergen tags `allergens` ("en:milk,en:soybeans"), the JSONL `allergens_tags`
+    contains_allergens: allergensOfTags(list(p.allergens_tags ?? p.allergens, 'allergens_tags')),
+    may_contain_allergens: allergensOfTags(list(p.traces_tags, 'traces_tags')),
   })
   return { gtin14, reading, version: version(p), fields }
 }

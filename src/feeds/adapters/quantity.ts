@@ -94,3 +94,24 @@ export function quantityOf(value: unknown, unit: unknown): NetContent | null {
   const known = UNITS[unit.normalize('NFC').trim().toLowerCase()]
   return known ? { value: round(n * known.factor), uom: known.uom } : null
 }
+
+/** Words a package size may be followed by at the end of a name ("8 fl oz Can"). */
+const CONTAINER = String.raw`(?:\s+(?:can|cans|bottle|bottles|jar|box|bag|pack|pouch|carton|cup|tub|tin|tube))?`
+const TRAILING_SIZE = new RegExp(
+  String.raw`\s*(?:[,\-–]\s*|\s+)(\d+(?:[.,]\d+)?(?:\s*/\s*\d+)?\s*(?:fl\.?\s*oz|\p{L}+))${CONTAINER}\.?\s*$`,
+  'iu',
+)
+
+/**
+ * A name without the package size it ends with ("…Energy Drink, 8 fl oz Can" → "…Energy Drink")
+ * when that size is the product's net content (within 1 %): the size is then said by the net
+ * content fields, and names of one product from several sources agree. Any other ending stays.
+ */
+export function withoutPackageSize(name: string | undefined, net: NetContent | null): string | undefined {
+  if (!name || !net) return name
+  const match = TRAILING_SIZE.exec(name)
+  if (!match || match.index === 0) return name
+  const size = parseQuantity(match[1])
+  if (!size || size.uom !== net.uom || Math.abs(size.value - net.value) > net.value * 0.01) return name
+  return name.slice(0, match.index).trimEnd()
+}

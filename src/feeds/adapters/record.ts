@@ -1,9 +1,11 @@
 import { Value } from '@sinclair/typebox/value'
-import { normalizeField, PRODUCT_FIELDS, type ProductField } from '../../catalog/fields'
+import { normalizeField, PRODUCT_FIELDS, type ProductField, TAG_FIELDS, type TagField } from '../../catalog/fields'
 import { expandUpcE, rangeProblem, readGtin } from '../../catalog/gtin'
 
 /** What a source says of a product: values of the product field list, its brand, and label tags. */
-export type FeedFields = Partial<Record<ProductField, unknown>> & { brand?: string; labels?: string[] }
+export type FeedFields = Partial<Record<ProductField, unknown>> & { brand?: string } & Partial<
+    Record<TagField, string[]>
+  >
 
 /** A merchant's offer of a product, as an affiliate feed row gives it. */
 export type FeedOffer = {
@@ -100,7 +102,7 @@ export function checkedFields(fields: FeedFields): FeedFields {
     if (name === 'brand') {
       if (typeof value !== 'string' || value.length > 255)
         throw new RowError('brand must be text of at most 255 characters')
-    } else if (name !== 'labels') {
+    } else if (!(TAG_FIELDS as readonly string[]).includes(name)) {
       const def = PRODUCT_FIELDS[name as ProductField]
       if (!Value.Check(def.input, value)) {
         const error = [...Value.Errors(def.input, value)][0]

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { MAX_RECORD_BYTES, sampleOf } from '../../shared/text-records'
 import { csvRows, type InflateLimits, openInput } from './input'
-import { parseQuantity } from './quantity'
+import { parseQuantity, withoutPackageSize } from './quantity'
 import { checkedFields, type FeedRecord, type FeedRow, RowError, readFeedCode, text, unshout } from './record'
 
 /**
@@ -44,7 +44,7 @@ export function usdaRecord(food: UsdaFood): FeedRecord {
   const brandOwner = owner(text(food.brandOwner, 'brand_owner'))
   const brandName = text(food.brandName, 'brand_name')
   const fields = checkedFields({
-    product_name: name && unshout(name),
+    product_name: withoutPackageSize(name && unshout(name), net),
     brand: (brandName && unshout(brandName)) ?? brandOwner,
     manufacturer: brandOwner,
     net_content: packageWeight,
