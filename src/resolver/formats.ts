@@ -1,6 +1,5 @@
-/// <reference path="../shared/digital-link-toolkit.d.ts" />
-import { webVoc } from 'digital-link.js'
 import { iso31662 } from 'iso-3166'
+import { LINK_TYPES } from './link-types'
 
 /**
  * The value formats of a resolution rule (contract §6): GS1 Web Vocabulary link types, `MM-DD`,
@@ -8,11 +7,14 @@ import { iso31662 } from 'iso-3166'
  * or null.
  */
 
-/** The GS1 Web Vocabulary's link types (from GS1's digital-link.js), in CURIE form. */
-export const LINK_TYPES: ReadonlySet<string> = new Set(Object.values(webVoc.linkType as Record<string, string>))
 export const DEFAULT_LINK = 'gs1:defaultLink'
 /** The namespace the `gs1:` prefix stands for in linksets. */
 export const GS1_VOC = 'https://gs1.org/voc/'
+/**
+ * Every namespace GS1 has written its vocabulary under: the vocabulary's own (`ref.gs1.org`, since
+ * 1.16) and its two equivalents (`owl:equivalentProperty` of each link type).
+ */
+const GS1_NAMESPACES = ['https://ref.gs1.org/voc/', GS1_VOC, 'https://www.gs1.org/voc/']
 
 // titles for link types whose term does not read as words
 const TITLES: Record<string, string> = {
@@ -40,16 +42,14 @@ const TERM = /^[A-Za-z][A-Za-z0-9]*$/
 
 /**
  * A `linkType` query value as a CURIE (`https://gs1.org/voc/pip`, the form linksets use, is
- * `gs1:pip`), or null when it has no link type's form. A well-formed term the vocabulary lacks is
- * returned too: the item has no such link (404), as GS1's resolver test suite expects.
+ * `gs1:pip`, as are its `ref.gs1.org` and `www.gs1.org` forms), or null when it has no link
+ * type's form. A well-formed term the vocabulary lacks is returned too: the item has no such link
+ * (404), as GS1's resolver test suite expects.
  */
 export function linkTypeCurie(value: string): string | null {
   if (LINK_TYPES.has(value)) return value
-  const term = value.startsWith('gs1:')
-    ? value.slice(4)
-    : value.startsWith(GS1_VOC)
-      ? value.slice(GS1_VOC.length)
-      : null
+  const namespace = value.startsWith('gs1:') ? 'gs1:' : GS1_NAMESPACES.find((ns) => value.startsWith(ns))
+  const term = namespace === undefined ? null : value.slice(namespace.length)
   return term !== null && TERM.test(term) ? `gs1:${term}` : null
 }
 

@@ -1,6 +1,7 @@
 import { toShortId } from '../shared/ids'
 import { type CompiledRule, failedCondition, type Place } from './conditions'
-import { DEFAULT_LINK, GS1_VOC, linkTypeTitle } from './formats'
+import { DEFAULT_LINK } from './formats'
+import { NO_PREFERENCES, negotiate, type Preferences } from './negotiation'
 import type { ProductRef } from './rule-index'
 
 /** A parsed GS1 Digital Link request for a GTIN (with its key qualifiers, any subset, in order). */
@@ -13,13 +14,10 @@ export const KEY_QUALIFIERS = [
   ['21', 'serial'],
 ] as const
 
-export type Link = { href: string; title: string; type: string; hreflang: string[] }
-export type Linkset = { linkset: [{ anchor: string } & Record<string, string | Link[]>] }
-
 export type Outcome =
   | { kind: 'redirect'; rule: CompiledRule }
   | { kind: 'choices'; rules: CompiledRule[]; linkType: string }
-  | { kind: 'none'; reason: string }
+  | { kind: 'none'; reason: string; status?: 400 }
 
 /** Each rule that may apply, and the first of its conditions that does not hold (null: it holds). */
 export type Evaluation = { rule: CompiledRule; failed: string | null }
@@ -28,47 +26,63 @@ export function evaluate(rules: CompiledRule[], ms: number, place: Place): Evalu
   return rules.map((rule) => ({ rule, failed: failedCondition(rule, ms, place) }))
 }
 
-const applicable = (evaluations: Evaluation[]) => evaluations.filter((e) => e.failed === null).map((e) => e.rule)
-
 /** The first of each group of items with the same key, in order. */
-function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
+export function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
   const seen = new Set<string>()
   return items.filter((item) => !seen.has(key(item)) && Boolean(seen.add(key(item))))
 }
 
 /**
- * The best applicable rule of `linkType` (null: of any type) and every other rule tied with it on
- * scope and order with another target; empty when none applies. One pass, no intermediate lists:
- * this runs for every scan.
+ * The applicable rules of `linkType` (null: of any type) of the most specific scope that has one,
+ * in the rules' order (`order_index`, then age). Evaluations come most specific scope first.
  */
-function bestOf(evaluations: Evaluation[], linkType: string | null): CompiledRule[] {
-  let first: CompiledRule | undefined
-  let tied: CompiledRule[] | undefined
+export function candidatesOf(evaluations: Evaluation[], linkType: string | null): CompiledRule[] {
+  const out: CompiledRule[] = []
   for (const { rule, failed } of evaluations) {
     if (failed !== null || (linkType !== null && rule.linkType !== linkType)) continue
-    if (first === undefined) first = rule
-    else if (rule.specificity === first.specificity && rule.orderIndex === first.orderIndex) {
-      tied ??= [first]
-      tied.push(rule)
-    }
+    if (out.length > 0 && rule.specificity !== out[0]!.specificity) break
+    out.push(rule)
   }
-  if (first === undefined) return []
-  return tied ? uniqueBy(tied, target) : [first]
+  return out
 }
 
-/** The default link: the best `gs1:defaultLink` rule, or the best rule of any type when there is none. */
-function defaults(evaluations: Evaluation[]): CompiledRule[] {
-  const own = bestOf(evaluations, DEFAULT_LINK)
-  return own.length ? own : bestOf(evaluations, null)
+/**
+ * The default link's candidates: the `gs1:defaultLink` rules, or, when none applies, the rules of
+ * the best applicable rule's link type, which stands in for the default.
+ */
+export function defaultCandidates(evaluations: Evaluation[]): CompiledRule[] {
+  const own = candidatesOf(evaluations, DEFAULT_LINK)
+  if (own.length > 0) return own
+  const first = evaluations.find((e) => e.failed === null)
+  return first ? candidatesOf(evaluations, first.rule.linkType) : []
+}
+
+/**
+ * The candidate the request is sent to: the request's languages and media types narrow them
+ * (negotiate), then the lowest `order_index` wins (then the oldest); candidates left tied on all of
+ * these with different targets are all returned (a 300 choice).
+ */
+export function pick(candidates: CompiledRule[], preferences: Preferences): CompiledRule[] {
+  if (candidates.length < 2) return candidates
+  const kept = negotiate(candidates, preferences)
+  const first = kept[0]!
+  const tied = kept.filter((rule) => rule.orderIndex === first.orderIndex)
+  return tied.length === 1 ? tied : uniqueBy(tied, target)
 }
 
 /**
  * What a scan resolves to (GS1-Conformant Resolver 1.2, §2.6): the requested link type, or the
- * default link; the most specific scope wins, then the lowest `order_index`; rules tied on both
- * with different targets are a choice (300).
+ * default link; the most specific scope wins, then the request's languages and media types against
+ * the links' `hreflang` and type, then the lowest `order_index`; rules tied on all of these with
+ * different targets are a choice (300).
  */
-export function choose(evaluations: Evaluation[], linkType: string | undefined): Outcome {
-  const picked = linkType === undefined ? defaults(evaluations) : bestOf(evaluations, linkType)
+export function choose(
+  evaluations: Evaluation[],
+  linkType: string | undefined,
+  preferences: Preferences = NO_PREFERENCES,
+): Outcome {
+  const candidates = linkType === undefined ? defaultCandidates(evaluations) : candidatesOf(evaluations, linkType)
+  const picked = pick(candidates, preferences)
   if (picked.length === 0)
     return evaluations.some((e) => e.failed === null)
       ? { kind: 'none', reason: `no link of type ${linkType} for this product` }
@@ -111,50 +125,12 @@ export function redirectTarget(rule: CompiledRule, query: URLSearchParams): stri
   return `${base}${base.includes('?') ? '&' : '?'}${extra}${fragment}`
 }
 
-const link = (rule: CompiledRule): Link => ({
-  href: target(rule),
-  title: rule.title || linkTypeTitle(rule.linkType),
-  type: rule.mediaType,
-  hreflang: rule.hreflang.length ? [...rule.hreflang] : ['en'],
-})
-
-const relation = (linkType: string) => `${GS1_VOC}${linkType.replace(/^gs1:/, '')}`
-
 /** The request's canonical Digital Link URI on this resolver: the linkset's anchor. */
 export function anchorOf(origin: string, request: LinkRequest): string {
   let uri = `${origin}/01/${request.gtin}`
   for (const [ai, field] of KEY_QUALIFIERS)
     if (request[field] !== undefined) uri += `/${ai}/${encodeURIComponent(request[field]!)}`
   return uri
-}
-
-/**
- * The RFC 9264 linkset of every link that holds now: for each link type, the rules of the most
- * specific scope that offers it, and exactly one `gs1:defaultLink`. `itemDescription`, which GS1's
- * linkset schema requires, names the item (the product's name; its GTIN when it has none).
- */
-export function linksetOf(anchor: string, itemDescription: string, evaluations: Evaluation[]): Linkset | null {
-  const rules = applicable(evaluations)
-  if (rules.length === 0) return null
-  const set: { anchor: string } & Record<string, string | Link[]> = { anchor, itemDescription }
-  set[relation(DEFAULT_LINK)] = [link(defaults(evaluations)[0]!)]
-  const typed = new Map<string, CompiledRule[]>()
-  for (const rule of rules) {
-    if (rule.linkType === DEFAULT_LINK) continue
-    const list = typed.get(rule.linkType)
-    if (!list) typed.set(rule.linkType, [rule])
-    else if (list[0]!.specificity === rule.specificity) list.push(rule)
-  }
-  for (const type of [...typed.keys()].sort()) {
-    const links = typed.get(type)!.map(link)
-    set[relation(type)] = uniqueBy(links, (l) => l.href)
-  }
-  return { linkset: [set] }
-}
-
-/** A linkset of the tied choices of a 300 answer, under their link type. */
-export function choicesOf(anchor: string, rules: CompiledRule[], linkType: string): Linkset {
-  return { linkset: [{ anchor, [relation(linkType)]: rules.map(link) }] }
 }
 
 /** `?explain=1`: which rules were considered, which condition failed, and what was chosen. */
@@ -181,7 +157,7 @@ export function explanation(
     product_id: toShortId(product.id),
     outcome:
       outcome.kind === 'none'
-        ? { status: 404, reason: outcome.reason }
+        ? { status: outcome.status ?? 404, reason: outcome.reason }
         : { status: outcome.kind === 'redirect' ? 307 : 300 },
     chosen: chosen.map((r) => ({
       rule_id: toShortId(r.id),

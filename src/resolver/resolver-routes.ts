@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Server } from 'bun'
-import { Elysia, t } from 'elysia'
+import { Elysia, NotFoundError, t } from 'elysia'
 import { authenticate, knownCaller } from '../accounts/api-keys'
 import { config } from '../config'
 import { auth } from '../http/auth'
@@ -13,13 +13,15 @@ import { consume, rateLimitHeaders } from '../http/rate-limit'
 import { logRequest, newRequestId } from '../http/request-context'
 import { pathOf, queryOf } from '../http/url'
 import { AppError } from '../shared/errors'
+import { decompressedPath } from './compressed'
 import type { Place } from './conditions'
 import { checkDataAttributes, parseDigitalLinkPath } from './digital-link'
 import { GS1_VOC, linkTypeCurie } from './formats'
+import { choicesOf, linksetOf } from './linkset'
 import { withRecall } from './recall-links'
-import { anchorOf, choicesOf, choose, evaluate, explanation, linksetOf, type Outcome, redirectTarget } from './resolve'
+import { anchorOf, choose, evaluate, explanation, type Outcome, redirectTarget } from './resolve'
 import { type ProductRef, ruleIndex } from './rule-index'
-import { DESCRIPTION, LINKSET_TYPE, Linkset, ResolveQuery } from './scan-schemas'
+import { DESCRIPTION, LINKSET_TYPE, ResolveQuery, SCAN_RESPONSES } from './scan-schemas'
 
 const CORS = {
   'access-control-allow-origin': '*',
@@ -118,11 +120,12 @@ function resolveNow(
   const linkset = wantsLinkset(linkTypeParam, headers.get('accept'))
   // a link type the item lacks, known or not, is 404 below; only a value of no link type's form is 400
   const asked = linkTypeParam === null || linkset ? null : linkTypeCurie(linkTypeParam)
-  if (linkTypeParam !== null && !linkset && asked === null)
-    throw new AppError(
-      'invalid_digital_link',
-      `linkType ${linkTypeParam} is not a GS1 link type (gs1:pip or ${GS1_VOC}pip, …) or linkset`,
-    )
+  const refused =
+    linkTypeParam !== null && !linkset && asked === null
+      ? `linkType ${linkTypeParam} is not a GS1 link type (gs1:pip or ${GS1_VOC}pip, …) or linkset`
+      : null
+  // `?explain=1` still says how the URI reads, with the refusal as its outcome
+  if (refused !== null && !query.has('explain')) throw new AppError('invalid_digital_link', refused)
   if (!indexWaited && !ruleIndex.isReady())
     return ruleIndex.ready().then(() => resolveNow(request, server, limitHeaders, requestId, loaded, true))
   const product = loaded !== undefined ? loaded : ruleIndex.knownProduct(scan.gtin)
@@ -139,22 +142,28 @@ function resolveNow(
   const evaluations = evaluate(rules, now, place)
   const anchor = anchorOf(origin, scan)
   const linkType = asked ?? undefined
-  const outcome: Outcome = withheld
-    ? { kind: 'none', reason: withheldReason(product.claimStatus!) }
-    : choose(evaluations, linkType)
-  const common: Record<string, string> = { vary: 'Accept', 'cache-control': 'no-cache' }
+  const outcome: Outcome = refused
+    ? { kind: 'none', reason: refused, status: 400 }
+    : withheld
+      ? { kind: 'none', reason: withheldReason(product.claimStatus!) }
+      : choose(evaluations, linkType, {
+          acceptLanguage: headers.get('accept-language'),
+          accept: headers.get('accept'),
+        })
+  // the answer depends on the languages and media types asked for (content negotiation)
+  const common: Record<string, string> = { vary: 'Accept, Accept-Language', 'cache-control': 'no-cache' }
   if (limitHeaders !== undefined) Object.assign(common, limitHeaders)
   if (requestId !== undefined) common['x-request-id'] = requestId
 
   if (query.has('explain'))
     return jsonResponse(
       200,
-      explanation(scan, product, linkType, new Date(now), place, evaluations, outcome),
+      explanation(scan, product, refused ? linkTypeParam! : linkType, new Date(now), place, evaluations, outcome),
       'application/json',
       common,
     )
   if (linkset) {
-    const body = linksetOf(anchor, product.name || product.gtin, evaluations)
+    const body = linksetOf(origin, scan, product.name || product.gtin, evaluations)
     if (!body)
       throw new AppError(
         'not_found',
@@ -173,7 +182,12 @@ function resolveNow(
   }
   if (outcome.kind === 'none') throw new AppError('not_found', outcome.reason)
   if (outcome.kind === 'choices')
-    return jsonResponse(300, choicesOf(anchor, outcome.rules, outcome.linkType), LINKSET_TYPE, common)
+    return jsonResponse(
+      300,
+      choicesOf(anchor, product.name || product.gtin, outcome.rules, outcome.linkType),
+      LINKSET_TYPE,
+      common,
+    )
   // the hot answer: one headers object, no spreads
   Object.assign(common, CORS)
   common.location = redirectTarget(outcome.rule, query)
@@ -208,20 +222,7 @@ for (const tail of PATHS)
   scanRoutes.get(`/01/:gtin${tail}`, ({ request, server, caller }) => resolveScan(request, server, caller), {
     optionalAuth: true,
     query: ResolveQuery,
-    response: {
-      200: Linkset,
-      300: t.Object(Linkset.properties, {
-        description: 'equally good choices, as a linkset',
-        'x-content-type': LINKSET_TYPE,
-      }),
-      304: t.Void({ description: 'the linkset has not changed (If-None-Match)' }),
-      307: t.Void({ description: 'redirect: Location is the chosen target' }),
-      400: Problem,
-      401: Problem,
-      404: Problem,
-      422: Problem,
-      429: Problem,
-    },
+    response: SCAN_RESPONSES,
     detail: {
       tags: ['Resolver'],
       summary:
@@ -229,6 +230,41 @@ for (const tail of PATHS)
       description: DESCRIPTION,
     },
   })
+
+/**
+ * A compressed Digital Link URI (GS1 Digital Link URI Syntax §7: `/AQEd-0_ymA` is
+ * `/01/00614141000012`) is the resource its uncompressed form names: resolved as that request,
+ * with this request's query added, its headers and its caller's address. A segment that is no
+ * compressed URI of a GTIN is an unknown path (404), as before.
+ */
+function resolveCompressed(request: Request, server: Listener | null, caller: unknown, segment: string) {
+  const path = decompressedPath(segment)
+  if (path === null) throw new NotFoundError()
+  const url = new URL(request.url)
+  const uncompressed = new URL(path, url.origin)
+  for (const [name, value] of url.searchParams) uncompressed.searchParams.append(name, value)
+  const socket = server?.requestIP(request) ?? null
+  const listener: Listener = { hostname: server?.hostname, port: server?.port, requestIP: () => socket }
+  return resolveScan(new Request(uncompressed, { method: request.method, headers: request.headers }), listener, caller)
+}
+
+for (const slash of ['', '/'])
+  scanRoutes.get(
+    `/:compressed${slash}`,
+    ({ request, server, caller, params }) => resolveCompressed(request, server, caller, params.compressed),
+    {
+      optionalAuth: true,
+      params: t.Object({ compressed: t.String({ description: 'the compressed Digital Link URI (base64url)' }) }),
+      query: ResolveQuery,
+      response: SCAN_RESPONSES,
+      detail: {
+        tags: ['Resolver'],
+        summary: 'Resolve a compressed GS1 Digital Link URI',
+        description: `A compressed Digital Link URI (\`/AQEd-0_ymA\` for \`/01/00614141000012\`, decompressed with GS1's Digital Link toolkit) answers as its uncompressed form, this request's query added; a path segment that is no compressed URI of a GTIN is 404.\n\n${DESCRIPTION}`,
+        hide: slash === '/',
+      },
+    },
+  )
 
 const SCAN = /^\/01\/[^/?]/
 

@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { config } from '../config'
+import { Problem } from '../http/openapi'
 import { GS1_VOC } from './formats'
 
 /** The scan routes' OpenAPI schemas and description (contract §2: GS1 Digital Link resolving). */
@@ -30,6 +31,22 @@ export const Linkset = t.Object(
   },
   { description: 'RFC 9264 linkset', 'x-content-type': LINKSET_TYPE },
 )
+
+/** The answers of a scan, for the OpenAPI document. */
+export const SCAN_RESPONSES = {
+  200: Linkset,
+  300: t.Object(Linkset.properties, {
+    description: 'equally good choices, as a linkset',
+    'x-content-type': LINKSET_TYPE,
+  }),
+  304: t.Void({ description: 'the linkset has not changed (If-None-Match)' }),
+  307: t.Void({ description: 'redirect: Location is the chosen target' }),
+  400: Problem,
+  401: Problem,
+  404: Problem,
+  422: Problem,
+  429: Problem,
+}
 
 export const ResolveQuery = t.Object(
   {

@@ -308,9 +308,8 @@ describe('resolving: linksets and explain', () => {
         {
           anchor: `${baseUrl}/01/${p.gtin}`,
           itemDescription: 'Resolver test product',
-          [`${VOC}defaultLink`]: [
-            { href: 'https://org.example/', title: 'Default link', type: 'text/html', hreflang: ['en'] },
-          ],
+          // GS1-Conformant Resolver 1.2: the default link has a title and no other attribute
+          [`${VOC}defaultLink`]: [{ href: 'https://org.example/', title: 'Default link' }],
           [`${VOC}allergenInfo`]: [
             {
               href: 'https://product.example/allergens#milk',
@@ -329,7 +328,14 @@ describe('resolving: linksets and explain', () => {
     const accepted = await get(`/01/${p.gtin}`, undefined, { accept: LINKSET })
     expect(accepted.status).toBe(200)
     expect(accepted.json).toEqual(res.json)
-    // the anchor names the qualifiers asked for
+    // a lot's links are anchored at the lot's URI, as the request wrote the lot
+    await createRule(mine, {
+      scope_type: 'BATCH',
+      product_id: p.id,
+      scope_id: 'LOT/7',
+      link_type: 'gs1:traceability',
+      custom_url: 'https://product.example/lot7',
+    })
     expect((await get(`/01/${p.gtin}/10/LOT%2F7?linkType=linkset`)).json.linkset[0].anchor).toBe(
       `${baseUrl}/01/${p.gtin}/10/LOT%2F7`,
     )
