@@ -182,18 +182,22 @@ export function finalizeDocument(doc: Json, routes: RouteSchemas[], problems: Ma
 
 /** Examples of every parameter, JSON body and JSON response that has none (fields first, then wholes). */
 function addMediaExamples(doc: Json) {
-  const operations = Object.values(doc.paths as Json).flatMap((item) =>
+  const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
     Object.entries(item as Json)
       .filter(([method]) => METHODS.includes(method))
-      .map(([, op]) => op as Json),
+      .map(([method, op]) => ({ op: op as Json, info: operationInfo(method, path) })),
   )
   const media: Json[] = []
   const json = (content: Json | undefined) =>
     Object.entries(content ?? {})
       .filter(([type, m]) => isJsonType(type) && (m as Json).schema)
       .map(([, m]) => m as Json)
-  for (const op of operations) {
+  for (const { op, info } of operations) {
     for (const p of op.parameters ?? []) annotateParameter(p)
+    for (const [type, example] of Object.entries(info?.uploads ?? {})) {
+      const upload = op.requestBody?.content?.[type]
+      if (upload) upload.example = example
+    }
     const responses = Object.entries(op.responses as Json)
       .filter(([status]) => Number(status) < 400)
       .flatMap(([, r]) => json((r as Json).content))

@@ -12,7 +12,19 @@ export type OperationInfo = {
   errors?: number[]
   /** statuses its shape implies that it cannot answer */
   never?: number[]
+  /** examples of file uploads, by media type (a JSON body's example comes from its schema) */
+  uploads?: Record<string, string>
 }
+
+const CAMPAIGN = 'C4mPgN8sTq2WzYk6VhRbJd'
+const PERFORMANCE_LINES = [
+  `{"campaign_id":"${CAMPAIGN}","date":"2025-04-01","impressions":12000,"clicks":252,"spend":"88.20"}`,
+  `{"campaign_id":"${CAMPAIGN}","date":"2025-04-02","impressions":11800,"clicks":240,"spend":"84.00"}`,
+].join('\n')
+const OFF_LINES = [
+  '{"code":"4006381333931","product_name":"Organic Rolled Oats","brands":"Acme Foods","quantity":"500 g"}',
+  '{"code":"9506000134352","product_name":"Crunchy Muesli","brands":"Acme Foods","quantity":"750 g"}',
+].join('\n')
 
 const ORGANIZATION = '/account/api/v1/organizations/{organization_id}'
 const PRODUCT = '/products/api/v1/products/{gtin}'
@@ -86,7 +98,13 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'GET /products/recall/{gtin}': { id: 'getRecallNotice' },
 
   'POST /products/api/v1/barcode/': { id: 'generateBarcode' },
-  'POST /products/api/v1/barcode/batch/': { id: 'createBarcodeBatch', errors: [429] },
+  'POST /products/api/v1/barcode/batch/': {
+    id: 'createBarcodeBatch',
+    errors: [429],
+    uploads: {
+      'text/csv': 'gtin,label\n4006381333931,Organic Rolled Oats 500 g\n9506000134352,Crunchy Muesli 750 g\n',
+    },
+  },
   'GET /products/api/v1/barcode/batch/{id}/': { id: 'getBarcodeBatch' },
   'GET /products/api/v1/barcode/batch/{id}/download': { id: 'downloadBarcodeBatch', errors: [409] },
 
@@ -104,7 +122,18 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'GET /webhooks/api/v1/deliveries/': { id: 'listWebhookDeliveries', errors: [403] },
   'POST /webhooks/api/v1/deliveries/{delivery_id}/retry/': { id: 'retryWebhookDelivery', errors: [409] },
 
-  'POST /feeds/api/v1/runs': { id: 'createFeedRun', errors: [429] },
+  'POST /feeds/api/v1/runs': {
+    id: 'createFeedRun',
+    errors: [429],
+    uploads: {
+      'text/csv':
+        'id,title,gtin,price,availability,link\nGG-10442,Organic Rolled Oats 500 g,4006381333931,2.49 EUR,in_stock,https://greengrocer.example/p/organic-rolled-oats\n',
+      'text/tab-separated-values':
+        'code\tproduct_name\tbrands\tquantity\n4006381333931\tOrganic Rolled Oats\tAcme Foods\t500 g\n',
+      'application/x-ndjson': OFF_LINES,
+      'application/jsonl': OFF_LINES,
+    },
+  },
   'GET /feeds/api/v1/runs': { id: 'listFeedRuns' },
   'GET /feeds/api/v1/runs/{run_id}': { id: 'getFeedRun' },
 
@@ -121,7 +150,14 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   [`GET ${ADVERTISING}/campaigns/{campaign_id}`]: { id: 'getCampaign' },
   [`PATCH ${ADVERTISING}/campaigns/{campaign_id}`]: { id: 'updateCampaign', errors: [409] },
   [`POST ${ADVERTISING}/campaigns/{campaign_id}/performance`]: { id: 'reportCampaignPerformance', errors: [409] },
-  [`POST ${ADVERTISING}/performance/imports`]: { id: 'importPerformance' },
+  [`POST ${ADVERTISING}/performance/imports`]: {
+    id: 'importPerformance',
+    uploads: {
+      'text/csv': `campaign_id,date,impressions,clicks,spend\n${CAMPAIGN},2025-04-01,12000,252,88.20\n${CAMPAIGN},2025-04-02,11800,240,84.00\n`,
+      'application/x-ndjson': PERFORMANCE_LINES,
+      'application/jsonl': PERFORMANCE_LINES,
+    },
+  },
   [`GET ${ADVERTISING}/performance/imports/{import_id}`]: { id: 'getPerformanceImport' },
   [`GET ${ADVERTISING}/reporting/campaigns/{campaign_id}/summary`]: { id: 'getCampaignSummary' },
   [`GET ${ADVERTISING}/reporting/organizations/{organization_id}/campaigns`]: { id: 'listCampaignSummaries' },

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { parseId } from '../../src/shared/ids'
 import { createOrganization, PRODUCTS, RETAILERS, sql, uniqueGtin } from '../support/fixtures'
-import { get, post } from '../support/server'
+import { call, get, post } from '../support/server'
 
 // The OpenAPI document as a product (issue 46): what a generated client and a reader of /docs get.
 let doc: any
@@ -82,6 +82,37 @@ describe('examples', () => {
     }
     expect(bodies).toBeGreaterThanOrEqual(30)
     expect(responses).toBeGreaterThan(50)
+  })
+
+  test('every upload of text (CSV, TSV, JSON lines) has an example; binary uploads are described', () => {
+    let uploads = 0
+    for (const { name, op } of operations())
+      for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) {
+        if (isJson(type)) continue
+        if (type.startsWith('text/') || type.includes('ndjson') || type.includes('jsonl')) {
+          expect(media.example, `${name} ${type}`).toBeString()
+          uploads++
+        } else expect(media.schema.contentMediaType, `${name} ${type}`).toBe(type)
+      }
+    expect(uploads).toBeGreaterThanOrEqual(6)
+  })
+
+  test('the batch CSV example is accepted by the service and stored as given', async () => {
+    const org = await createOrganization()
+    const csv = byId('createBarcodeBatch').requestBody.content['text/csv'].example
+    const res = await call('POST', '/products/api/v1/barcode/batch/', {
+      key: org.key,
+      raw: csv,
+      headers: { 'content-type': 'text/csv' },
+    })
+    expect(res.status).toBe(202)
+    expect(res.json.total).toBe(2)
+    const [row] = await sql<{ total: number; items: { gtin: string; label?: string }[] }>(
+      'select total, items from barcode_batches where id = $1',
+      [parseId(res.json.id)],
+    )
+    expect(row?.total).toBe(2)
+    expect(row?.items.map((i) => i.label)).toEqual(['Organic Rolled Oats 500 g', 'Crunchy Muesli 750 g'])
   })
 
   test('examples look real: a GTIN with its check digit, shortuuid ids, ISO dates', () => {
