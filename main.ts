@@ -7,6 +7,7 @@ import { createApp, createHealthApp } from './src/app'
 import { config } from './src/config'
 import { StartupError } from './src/db/embedded'
 import { largestUpload, sweepUploads } from './src/http/upload'
+import { flushTraces } from './src/observability/tracing'
 import { openDatabase, startBackground } from './src/runtime'
 import { flushLogs, logger } from './src/shared/logger'
 
@@ -73,6 +74,7 @@ try {
   const cleanUp = async () => {
     await stopBackground().catch(() => {})
     await database?.close().catch(() => {})
+    await flushTraces().catch(() => {})
   }
   await Promise.race([cleanUp(), Bun.sleep(3000)])
   process.exit(1)
@@ -96,6 +98,8 @@ async function shutdown(signal: string) {
     await app.stop(false) // stop accepting, let in-flight requests finish
     await stopBackground()
     await database?.close()
+    // the spans of the last moments reach the collector before the process ends
+    await flushTraces().catch(() => {})
   } finally {
     clearTimeout(force)
     logger.info('stopped')
