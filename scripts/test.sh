@@ -12,13 +12,19 @@ command -v zbarimg >/dev/null || need+=(zbar-tools)
 command -v pdftoppm >/dev/null || need+=(poppler-utils)
 command -v gs >/dev/null || need+=(ghostscript)
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
+# the README quick start's test runs its curl commands as written
+command -v curl >/dev/null || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  # as root directly; a normal user through sudo when it needs no password (never a prompt)
+  as_root=()
+  [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null && as_root=(sudo -n); }
+  if { [ "$(id -u)" = 0 ] || [ ${#as_root[@]} -gt 0 ]; } && command -v apt-get >/dev/null; then
     echo "installing test tools: ${need[*]}"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"; } >/dev/null ||
+    { "${as_root[@]}" apt-get update -qq &&
+      "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"; } >/dev/null ||
       echo "could not install ${need[*]}; the tests that need them will fail"
   else
-    echo "missing test tools (not root with apt-get, so not installed here): ${need[*]}"
+    echo "missing test tools (apt-get needs root or password-less sudo, so not installed here): ${need[*]}"
   fi
 fi
 

@@ -18,6 +18,10 @@ const QUIET = [
   '--no-first-run',
   '--disable-background-networking',
   '--disable-component-update',
+  // Debian's Chromium fetches field-trial configs and reports on its own: none of it is the page's
+  '--disable-field-trial-config',
+  '--disable-domain-reliability',
+  '--disable-breakpad',
   '--disable-sync',
   '--disable-extensions',
   '--disable-default-apps',
