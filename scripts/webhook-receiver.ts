@@ -3,12 +3,13 @@
 // a test delivery, and prints each delivery with its checked signature. Its endpoint is deleted
 // when it ends (after --count deliveries, or on Ctrl-C), so no retries pile up for a receiver
 // that is gone. Run: npm run -s webhook-receiver -- [--port 8080] [--api URL] [--count N]
+// (defaults from WEBHOOK_RECEIVER_PORT and CATALOG_URL when set)
 import { parseArgs } from 'node:util'
 import { verifyWebhookSignature } from 'gtin-catalog'
 
 const { values } = parseArgs({
   options: {
-    port: { type: 'string', default: '8080' },
+    port: { type: 'string', default: process.env.WEBHOOK_RECEIVER_PORT ?? '8080' },
     api: { type: 'string', default: process.env.CATALOG_URL ?? 'http://localhost:3000' },
     count: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
