@@ -2,7 +2,7 @@ import { and, asc, eq, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
 import { prepared } from '../db/prepared'
-import { brands, products } from '../db/schema'
+import { brands, productCountDeltas, products } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import { refreshSearchDocuments } from '../search'
@@ -132,15 +132,24 @@ export function listProducts(filter: ProductFilter, page: PageQuery) {
   if (filter.claimed === 'true') conditions.push(or(isNotNull(products.ownerId), isNotNull(brands.organizationId))!)
   if (filter.claimed === 'false') conditions.push(and(isNull(products.ownerId), isNull(brands.organizationId))!)
   const where = conditions.length ? and(...conditions) : undefined
+  // Unfiltered, the exact total is the sum of the product count's deltas (migration 0028), read in
+  // the page's own statement and snapshot: a window count read every one of a million rows.
+  const total = where
+    ? sql<number>`count(*) over ()`
+    : sql<number>`(select coalesce(sum(${productCountDeltas.delta}), 0)::bigint from ${productCountDeltas})`
   const base = () =>
     db
-      .select({ ...productSelection, total_count: sql<number>`count(*) over ()` })
+      .select({ ...productSelection, total_count: total })
       .from(products)
       .leftJoin(brands, eq(brands.id, products.brandId))
   return paginate(
     page,
     (limit, offset) => base().where(where).orderBy(asc(products.gtin)).limit(limit).offset(offset),
     async () => {
+      if (!where) {
+        const { rows } = await db.execute<{ n: string }>(sql`select ${total} as n`)
+        return Number(rows[0]?.n ?? 0)
+      }
       const [row] = await db
         .select({ n: sql<number>`count(*)::int` })
         .from(products)
