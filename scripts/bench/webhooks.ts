@@ -146,4 +146,8 @@ const errors = (await Bun.file(bench.logFile).text()).split('\n').filter((l) => 
 if (errors.length) console.log(`${errors.length} errors in the server log, the first:\n${errors[0]}`)
 receiver.stop(true)
 await bench.stop()
+// the summary the issue asks for, last (issue 48: burst >= 25 % of the floor, paced p99 < 2000 ms)
+console.log(
+  `webhooks: burst ${Math.round(burst.deliveriesPerSecond)}/s = ${((burst.deliveriesPerSecond / bare) * 100).toFixed(1)}% of floor, paced p99 ${Math.round(paced.p99)} ms`,
+)
 process.exit(0)

@@ -7,7 +7,7 @@ import { type Tx, transaction } from '../db/tx'
 import { emit } from '../events/outbox'
 import { eventBody } from '../events/types'
 import { type TargetPolicy, targetPolicy } from '../shared/outbound'
-import { closeCircuit, countFailure } from './circuit'
+import { countFailure } from './circuit'
 import { parkDeliveries } from './deliveries'
 import { type EndpointRow, toEndpointResource } from './endpoints'
 import { nextRetryDelayMs } from './retry-schedule'
@@ -102,12 +102,23 @@ type Outcome = {
   at: Date
 }
 
-type Success = { deliveryId: string; token: string; attempt: number; status: number; latencyMs: number; at: Date }
+type Success = {
+  deliveryId: string
+  endpointId: string
+  token: string
+  attempt: number
+  status: number
+  latencyMs: number
+  at: Date
+}
 
 /**
  * Successes settle in batches: those that finish within 5 ms of each other are written in one
- * statement (the delivery settled and its attempt logged), which is what lets one worker keep
- * hundreds of deliveries a second going on a small machine.
+ * statement (the delivery settled, its attempt logged, and the circuits of their endpoints closed),
+ * which is what lets one worker keep thousands of deliveries a second going on a small machine: a
+ * statement per delivery (the circuit's, once) cost more than the POST. A success closes its endpoint's
+ * circuit, decided by the endpoint row as it is now, not as it was when the attempt started (other
+ * attempts may have failed and opened it meanwhile); a healthy endpoint's row is not written.
  */
 const settleSuccesses = new DataLoader<Success, true>(
   async (list) => {
@@ -115,12 +126,16 @@ const settleSuccesses = new DataLoader<Success, true>(
     await db.execute(sql`
       with input as (
         select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          as x("deliveryId" uuid, token uuid, attempt int, status int, "latencyMs" int, at timestamptz)),
+          as x("deliveryId" uuid, "endpointId" uuid, token uuid, attempt int, status int, "latencyMs" int, at timestamptz)),
       settled as (
         update webhook_deliveries d set status = 'succeeded', attempts = i.attempt, last_attempt_at = i.at,
           response_status = i.status, job_token = null, next_attempt_at = null, lease_until = null
         from input i where d.id = i."deliveryId" and d.job_token = i.token
-        returning d.id, i.attempt, i.status, i."latencyMs", i.at)
+        returning d.id, i.attempt, i.status, i."latencyMs", i.at),
+      closed as (
+        update webhook_endpoints e set failing_since = null, consecutive_failures = 0, circuit_open_until = null
+        where e.id in (select "endpointId" from input)
+          and (e.consecutive_failures > 0 or e.circuit_open_until is not null or e.failing_since is not null))
       insert into webhook_attempts (delivery_id, attempt, response_status, latency_ms, created)
       select id, attempt, status, "latencyMs", at from settled`)
     return list.map(() => true as const)
@@ -129,8 +144,15 @@ const settleSuccesses = new DataLoader<Success, true>(
 )
 
 async function recordSuccess({ deliveryId, token, attempt, endpoint, result, at }: Outcome) {
-  await settleSuccesses.load({ deliveryId, token, attempt, status: result.status!, latencyMs: result.latencyMs, at })
-  await closeCircuit(endpoint.id)
+  await settleSuccesses.load({
+    deliveryId,
+    endpointId: endpoint.id,
+    token,
+    attempt,
+    status: result.status!,
+    latencyMs: result.latencyMs,
+    at,
+  })
 }
 
 const succeeded = (result: PostResult) => result.status !== null && result.status >= 200 && result.status < 300

@@ -1,6 +1,5 @@
-import { and, eq, gt, isNotNull, or, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { config } from '../config'
-import { db } from '../db/client'
 import { webhookEndpoints } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { retrySchedule } from './retry-schedule'
@@ -11,8 +10,8 @@ import { retrySchedule } from './retry-schedule'
  * WEBHOOK_CIRCUIT_FAILURES failed attempts in a row (errors, timeouts, non-2xx answers) it opens:
  * its deliveries are held back (not attempted, their attempts not counted) for
  * WEBHOOK_CIRCUIT_OPEN_SECONDS (by default as long as a first retry waits, 30 s); then one attempt
- * goes through as a probe (half-open). A failed probe opens it again; any success closes it. The
- * dispatcher reads this state when it claims.
+ * goes through as a probe (half-open). A failed probe opens it again; any success closes it (settled
+ * with the success, attempts.ts). The dispatcher reads this state when it claims.
  */
 export type CircuitState = 'closed' | 'open' | 'half_open'
 
@@ -23,27 +22,6 @@ export const circuitOpenSeconds = () => config.WEBHOOK_CIRCUIT_OPEN_SECONDS ?? r
 export function circuitState(row: CircuitColumns, now = new Date()): CircuitState {
   if (row.consecutiveFailures < config.WEBHOOK_CIRCUIT_FAILURES) return 'closed'
   return row.circuitOpenUntil && row.circuitOpenUntil > now ? 'open' : 'half_open'
-}
-
-/**
- * After a successful attempt: the run of failures ends and the circuit closes. Decided by the row
- * as it is now, not as it was when the attempt started: other attempts may have failed and opened
- * the circuit meanwhile. The guard keeps a healthy endpoint's successes from writing its row.
- */
-export async function closeCircuit(endpointId: string) {
-  await db
-    .update(webhookEndpoints)
-    .set({ failingSince: null, consecutiveFailures: 0, circuitOpenUntil: null })
-    .where(
-      and(
-        eq(webhookEndpoints.id, endpointId),
-        or(
-          gt(webhookEndpoints.consecutiveFailures, 0),
-          isNotNull(webhookEndpoints.circuitOpenUntil),
-          isNotNull(webhookEndpoints.failingSince),
-        ),
-      ),
-    )
 }
 
 /**
