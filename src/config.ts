@@ -111,6 +111,11 @@ const Env = t.Object({
    * queue requests inside PostgreSQL instead of in the pool).
    */
   SEARCH_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: Math.max(2, 2 * availableParallelism()) }),
+  /**
+   * Transactions the search drain (`search.index`) runs at once to rebuild marked documents after a
+   * bulk write (default: the CPUs, as the work is PostgreSQL's CPU: text search parsing and indexes).
+   */
+  SEARCH_DRAIN_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: Math.max(1, availableParallelism()) }),
   /** Server-side feed files a run may name by path live under this folder (default DATA_DIR/feeds). */
   FEED_DIR: t.Optional(t.String({ minLength: 1 })),
   /** A JSON file of scheduled imports (cron + path or URL), synced to pg-boss schedules when a worker starts. */

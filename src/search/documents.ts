@@ -22,8 +22,9 @@ export const fieldColumn = (field: ProductField) => FIELD_COLUMNS[field].replace
 /** Titles of this many words or more share one tag in `title_keys` (`catalog_title_keys` in migration 0016). */
 export const TITLE_BUCKETS = 16
 
+// an empty text is an empty vector without the parser's cost (an unset field is the common case)
 const vector = (expression: string, weight: string) =>
-  `setweight(to_tsvector('catalog'::regconfig, ${expression}), '${weight}')`
+  `case when ${expression} = '' then ''::tsvector else setweight(to_tsvector('catalog'::regconfig, ${expression}), '${weight}') end`
 const BRAND = `coalesce(b.name, '')`
 
 /** A product's parts in document order (`p` the product, `b` its brand); `v.p<i>` once computed. */

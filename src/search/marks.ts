@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { config } from '../config'
 import { arrayParam } from '../db/params'
 import { type Executor, transaction } from '../db/tx'
 import { buildSearchDocuments } from './documents'
@@ -91,13 +92,19 @@ async function sendToTypesense(ex: Executor, collection: Collection, ids: string
     await pushDocuments(ex, 'brand', brandIds.slice(i, i + TYPESENSE_BATCH))
 }
 
-/** The `search.index` job: drains until no mark is left; returns how many marks it took. */
-export async function drainSearchMarks(): Promise<number> {
+/**
+ * The `search.index` job: drains until no mark is left, in SEARCH_DRAIN_CONCURRENCY transactions at
+ * once (each takes marks the others do not hold); returns how many marks it took.
+ */
+export async function drainSearchMarks(concurrency = config.SEARCH_DRAIN_CONCURRENCY): Promise<number> {
   if (typesenseEnabled()) await ensureCollections()
-  let done = 0
-  for (;;) {
-    const n = await drainStep()
-    if (n === 0) return done
-    done += n
-  }
+  const drains = Array.from({ length: concurrency }, async () => {
+    let done = 0
+    for (;;) {
+      const n = await drainStep()
+      if (n === 0) return done
+      done += n
+    }
+  })
+  return (await Promise.all(drains)).reduce((a, b) => a + b, 0)
 }

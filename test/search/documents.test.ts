@@ -158,18 +158,24 @@ describe('search documents: bulk writers mark, the drain builds', () => {
 })
 
 describe('search documents: off the catalog rows', () => {
-  test('products, brands and retailers carry no search column, and no trigger', async () => {
+  test('products, brands and retailers carry no search column, and no search trigger', async () => {
     const columns = await sql<{ table_name: string; column_name: string }>(
       `select table_name, column_name from information_schema.columns
       where table_schema = 'public' and table_name in ('products', 'brands', 'retailers')
         and (data_type = 'tsvector' or column_name in ('search_text', 'title_len', 'brand_name'))`,
     )
     expect(columns).toEqual([])
-    const triggers = await sql<{ tgname: string }>(
-      `select tgname from pg_trigger where not tgisinternal
+    // triggers of other features may count rows; none keeps search state or the brand's name
+    const triggers = await sql<{ tgname: string; fn: string }>(
+      `select tgname, tgfoid::regproc::text as fn from pg_trigger where not tgisinternal
         and tgrelid in ('products'::regclass, 'brands'::regclass, 'retailers'::regclass)`,
     )
-    expect(triggers).toEqual([])
+    expect(triggers.filter((t) => /search|brand_name|rename/.test(`${t.tgname} ${t.fn}`))).toEqual([])
+    const functions = await sql<{ proname: string }>(
+      `select proname from pg_proc
+      where proname in ('search_words_collect', 'products_brand_name', 'brands_rename_products')`,
+    )
+    expect(functions).toEqual([])
   })
 
   test("documents are what the catalog rows' generated columns were, and what migration 0024 built", async () => {

@@ -45,11 +45,11 @@ INSERT INTO search_products (id, title_len, search_vector, title_vector, title_k
       WHERE (s->>'confidence')::float8 >= 0.8 ORDER BY 1)
   FROM products p LEFT JOIN brands b ON b.id = p.brand_id
     CROSS JOIN LATERAL (SELECT
-      setweight(to_tsvector('catalog'::regconfig, p.product_name), 'A') AS p0,
-      setweight(to_tsvector('catalog'::regconfig, p.manufacturer), 'C') AS p1,
-      setweight(to_tsvector('catalog'::regconfig, p.description), 'C') AS p2,
-      setweight(to_tsvector('catalog'::regconfig, p.ingredients_text), 'D') AS p3,
-      setweight(to_tsvector('catalog'::regconfig, coalesce(b.name, '')), 'B') AS p4,
+      CASE WHEN p.product_name = '' THEN ''::tsvector ELSE setweight(to_tsvector('catalog'::regconfig, p.product_name), 'A') END AS p0,
+      CASE WHEN p.manufacturer = '' THEN ''::tsvector ELSE setweight(to_tsvector('catalog'::regconfig, p.manufacturer), 'C') END AS p1,
+      CASE WHEN p.description = '' THEN ''::tsvector ELSE setweight(to_tsvector('catalog'::regconfig, p.description), 'C') END AS p2,
+      CASE WHEN p.ingredients_text = '' THEN ''::tsvector ELSE setweight(to_tsvector('catalog'::regconfig, p.ingredients_text), 'D') END AS p3,
+      CASE WHEN coalesce(b.name, '') = '' THEN ''::tsvector ELSE setweight(to_tsvector('catalog'::regconfig, coalesce(b.name, '')), 'B') END AS p4,
       setweight(to_tsvector('catalog'::regconfig, p.gtin::text || ' ' || ltrim(p.gtin, '0')), 'A') AS p5
       OFFSET 0) v;
 --> statement-breakpoint
@@ -62,7 +62,7 @@ INSERT INTO search_retailers (id, organization_id, is_active, is_canonical, titl
     v.name || v.category, v.name, catalog_fold(r.name::text)
   FROM retailers r CROSS JOIN LATERAL (SELECT
       setweight(to_tsvector('catalog'::regconfig, r.name), 'A') AS name,
-      setweight(to_tsvector('catalog'::regconfig, r.category), 'C') AS category
+      CASE WHEN r.category = '' THEN ''::tsvector ELSE setweight(to_tsvector('catalog'::regconfig, r.category), 'C') END AS category
       OFFSET 0) v;
 --> statement-breakpoint
 CREATE INDEX "search_products_search_vector_idx" ON "search_products" USING gin ("search_vector");--> statement-breakpoint
