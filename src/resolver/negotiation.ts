@@ -1,10 +1,13 @@
 import Negotiator from 'negotiator'
 import type { CompiledRule } from './conditions'
 
-/** What a scan says it prefers: its Accept-Language and Accept headers (null: not sent). */
-export type Preferences = { acceptLanguage: string | null; accept: string | null }
+/**
+ * What a scan says it prefers: its headers (Accept-Language, Accept), read only when there is a
+ * choice to make (most scans have one candidate: the request's Headers are passed as they are).
+ */
+export type Preferences = { get(name: string): string | null }
 
-export const NO_PREFERENCES: Preferences = { acceptLanguage: null, accept: null }
+export const NO_PREFERENCES: Preferences = { get: () => null }
 
 type Ranking = (available: string[]) => string[]
 
@@ -34,10 +37,13 @@ const mediaTypes = (rule: CompiledRule) => [rule.mediaType]
  * types against each link's type; what is left is in the rules' order (`order_index`, then age).
  */
 export function negotiate(candidates: CompiledRule[], preferences: Preferences): CompiledRule[] {
-  if (candidates.length < 2 || (preferences.acceptLanguage === null && preferences.accept === null)) return candidates
+  if (candidates.length < 2) return candidates
+  const acceptLanguage = preferences.get('accept-language')
+  const accept = preferences.get('accept')
+  if (acceptLanguage === null && accept === null) return candidates
   const headers: Record<string, string> = {}
-  if (preferences.acceptLanguage !== null) headers['accept-language'] = preferences.acceptLanguage
-  if (preferences.accept !== null) headers.accept = preferences.accept
+  if (acceptLanguage !== null) headers['accept-language'] = acceptLanguage
+  if (accept !== null) headers.accept = accept
   const negotiator = new Negotiator({ headers })
   const byLanguage = preferred(candidates, languages, (available) => negotiator.languages(available))
   return preferred(byLanguage, mediaTypes, (available) => negotiator.mediaTypes(available))

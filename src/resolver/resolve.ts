@@ -53,8 +53,28 @@ export function candidatesOf(evaluations: Evaluation[], linkType: string | null)
 export function defaultCandidates(evaluations: Evaluation[]): CompiledRule[] {
   const own = candidatesOf(evaluations, DEFAULT_LINK)
   if (own.length > 0) return own
-  const first = evaluations.find((e) => e.failed === null)
-  return first ? candidatesOf(evaluations, first.rule.linkType) : []
+  const first = firstApplicable(evaluations)
+  return first ? candidatesOf(evaluations, first.linkType) : []
+}
+
+function firstApplicable(evaluations: Evaluation[]): CompiledRule | undefined {
+  for (const { rule, failed } of evaluations) if (failed === null) return rule
+  return undefined
+}
+
+/**
+ * The only candidate of `linkType` (candidatesOf), null when there is none, undefined when there
+ * are several: most scans have one, and are answered without building a list (this runs for
+ * every scan).
+ */
+function soleCandidate(evaluations: Evaluation[], linkType: string): CompiledRule | null | undefined {
+  let first: CompiledRule | null = null
+  for (const { rule, failed } of evaluations) {
+    if (failed !== null || rule.linkType !== linkType) continue
+    if (first === null) first = rule
+    else return rule.specificity === first.specificity ? undefined : first
+  }
+  return first
 }
 
 /**
@@ -81,8 +101,18 @@ export function choose(
   linkType: string | undefined,
   preferences: Preferences = NO_PREFERENCES,
 ): Outcome {
-  const candidates = linkType === undefined ? defaultCandidates(evaluations) : candidatesOf(evaluations, linkType)
-  const picked = pick(candidates, preferences)
+  let type = linkType ?? DEFAULT_LINK
+  let sole = soleCandidate(evaluations, type)
+  if (sole === null && linkType === undefined) {
+    // no default link applies: the best applicable rule's type stands in for it
+    const first = firstApplicable(evaluations)
+    if (first) {
+      type = first.linkType
+      sole = soleCandidate(evaluations, type)
+    }
+  }
+  if (sole) return { kind: 'redirect', rule: sole }
+  const picked = sole === null ? [] : pick(candidatesOf(evaluations, type), preferences)
   if (picked.length === 0)
     return evaluations.some((e) => e.failed === null)
       ? { kind: 'none', reason: `no link of type ${linkType} for this product` }

@@ -146,10 +146,7 @@ function resolveNow(
     ? { kind: 'none', reason: refused, status: 400 }
     : withheld
       ? { kind: 'none', reason: withheldReason(product.claimStatus!) }
-      : choose(evaluations, linkType, {
-          acceptLanguage: headers.get('accept-language'),
-          accept: headers.get('accept'),
-        })
+      : choose(evaluations, linkType, headers)
   // the answer depends on the languages and media types asked for (content negotiation)
   const common: Record<string, string> = { vary: 'Accept, Accept-Language', 'cache-control': 'no-cache' }
   if (limitHeaders !== undefined) Object.assign(common, limitHeaders)
