@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import puppeteer, { type Browser } from 'puppeteer-core'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 
 /** Headless Chromium from the system's packages (npm test installs it as root when missing). */
 export const CHROMIUM = ['chromium', 'chromium-browser'].map((b) => Bun.which(b)).find(Boolean) ?? null
@@ -35,7 +35,11 @@ const QUIET = [
 /**
  * A Chromium whose only reachable host is loopback: everything else goes to a proxy that records
  * the request line and refuses it, so a page that renders proves it needs no other host.
- * `attempted` lists what the page tried to reach elsewhere; `close` ends the proxy and the profile.
+ * `attempted` lists what the browser tried to reach elsewhere (the page or, whatever the flags,
+ * a service of the browser itself: which ones differ between Chromium builds); `foreign` lists only
+ * what a watched page itself requested from another host (`watch(page)`: the DevTools protocol's
+ * page requests, never the browser's own), which is what tests assert. `close` ends the proxy and
+ * the profile.
  */
 export async function isolatedChromium() {
   if (!CHROMIUM) throw new Error('chromium is not installed: apt-get install chromium (npm test installs it as root)')
@@ -58,8 +62,22 @@ export async function isolatedChromium() {
     `--user-data-dir=${profile}`,
   ]
   const browsers: Browser[] = []
+  const foreign: string[] = []
   return {
     attempted,
+    foreign,
+    /** Records the requests `page` makes to any host but loopback (its frames, workers included). */
+    watch(page: Page) {
+      page.on('request', (request) => {
+        const url = new URL(request.url())
+        if (
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          !['127.0.0.1', 'localhost'].includes(url.hostname)
+        )
+          foreign.push(`${request.method()} ${request.url()}`)
+      })
+      return page
+    },
     /** Runs Chromium once with `args` (e.g. --dump-dom URL) and answers its stdout. */
     async run(args: string[]) {
       const proc = Bun.spawn([CHROMIUM!, ...flags, '--virtual-time-budget=15000', ...args], {
