@@ -109,20 +109,24 @@ const BUILDS: Record<Collection, Build> = {
 const BUILDS_LIST = Object.values(BUILDS)
 
 /** The words of the folded names in `relation` (rows with `search_text`), for typo matching. */
-const words = (
-  relation: string,
-) => `select distinct w from ${relation} n, regexp_split_to_table(n.search_text, '[^[:alnum:]]+') w
+const words = (relation: SQL) => sql`select distinct w from ${relation} n,
+    regexp_split_to_table(n.search_text, '[^[:alnum:]]+') w
   where length(w) >= 3 and w !~ '^[0-9]+$'`
 
 /**
  * Makes the documents of these rows match them, in one statement on the executor (the caller's
  * transaction): each document built and written only when it differs from the stored one, the
- * documents of rows that no longer exist removed, and the new names' words added to `search_words`
- * (in word order, so concurrent writers take the same locks in the same order). Returns how many
- * documents were written.
+ * documents of rows that no longer exist removed, and (unless `words` is false) the new names' words
+ * added to `search_words` (in word order, so concurrent writers take the same locks in the same
+ * order). Returns the ids of the documents written.
  */
-export async function buildSearchDocuments(ex: Executor, collection: Collection, ids: string[]): Promise<number> {
-  if (ids.length === 0) return 0
+export async function buildSearchDocuments(
+  ex: Executor,
+  collection: Collection,
+  ids: string[],
+  { words: withWords = true }: { words?: boolean } = {},
+): Promise<string[]> {
+  if (ids.length === 0) return []
   const { table, source, columns, select } = BUILDS[collection]
   const list = arrayParam([...new Set(ids)], 'uuid')
   const t = sql.raw(table)
@@ -130,15 +134,29 @@ export async function buildSearchDocuments(ex: Executor, collection: Collection,
   const changed = sql.raw(`(${columns.map((c) => `d.${c}`).join(', ')}) is distinct from
     (${columns.map((c) => `excluded.${c}`).join(', ')})`)
   const sets = sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '))
-  const result = await ex.execute<{ written: number }>(sql`with docs as (
+  const result = await ex.execute<{ id: string }>(sql`with docs as (
       insert into ${t} as d (id, ${names}) ${select(list)}
       on conflict (id) do update set ${sets} where ${changed}
-      returning d.search_text),
+      returning d.id, d.search_text),
     gone as (delete from ${t} d where d.id = any(${list})
-      and not exists (select 1 from ${sql.raw(source)} e where e.id = d.id)),
-    words as (insert into search_words (word) ${sql.raw(words('docs'))} order by w on conflict do nothing)
-    select count(*)::int as written from docs`)
-  return result.rows[0]?.written ?? 0
+      and not exists (select 1 from ${sql.raw(source)} e where e.id = d.id))${
+        withWords
+          ? sql`, words as (insert into search_words (word) ${words(sql.raw('docs'))} order by w on conflict do nothing)`
+          : sql``
+      }
+    select id::text as id from docs`)
+  return result.rows.map((r) => r.id)
+}
+
+/**
+ * Adds the words of these rows' stored documents to `search_words` (the drain, after its
+ * transaction: it never holds word locks while it waits for a document another writer holds).
+ */
+export async function addSearchWords(ex: Executor, collection: Collection, ids: string[]): Promise<void> {
+  if (ids.length === 0) return
+  const documents = sql`(select search_text from ${sql.raw(BUILDS[collection].table)}
+    where id = any(${arrayParam(ids, 'uuid')}))`
+  await ex.execute(sql`insert into search_words (word) ${words(documents)} order by w on conflict do nothing`)
 }
 
 /**
@@ -147,7 +165,7 @@ export async function buildSearchDocuments(ex: Executor, collection: Collection,
  */
 export async function rebuildSearchWords(ex: Executor): Promise<void> {
   const names = BUILDS_LIST.map((b) => `select search_text from ${b.table}`).join(' union all ')
-  await ex.execute(sql`with present as materialized (${sql.raw(words(`(${names})`))}),
+  await ex.execute(sql`with present as materialized (${words(sql.raw(`(${names})`))}),
     stale as (delete from search_words s where not exists (select 1 from present p where p.w = s.word))
     insert into search_words (word) select w from present order by w on conflict do nothing`)
 }

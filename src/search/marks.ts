@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm'
 import { config } from '../config'
+import { db } from '../db/client'
 import { arrayParam } from '../db/params'
 import { type Executor, transaction } from '../db/tx'
-import { buildSearchDocuments } from './documents'
+import { addSearchWords, buildSearchDocuments } from './documents'
 import { searchIndexQueue } from './queues'
 import type { Collection } from './types'
 import { ensureCollections, typesenseEnabled } from './typesense/client'
@@ -58,23 +59,28 @@ export async function pendingSearchDocuments(ex: Executor): Promise<number> {
  * One drain step, in one transaction: takes up to `DRAIN_BATCH` marks, oldest first, skipping
  * marks a writer holds (its transaction keeps them for the next step), rebuilds their documents
  * (in Typesense mode sends them there too) and removes the marks. A failure rolls the step back:
- * the marks stay for the retry. Returns how many marks it took.
+ * the marks stay for the retry. The new names' words are added after the commit, so the step never
+ * holds a word's lock while it waits for a document a writer holds (who may wait for that word).
+ * Returns how many marks it took.
  */
 async function drainStep(): Promise<number> {
-  return transaction(async (tx) => {
-    const taken = await tx.execute<{ collection: Collection; id: string }>(sql`delete from search_index_pending m
+  const written: [Collection, string[]][] = []
+  const taken = await transaction(async (tx) => {
+    const marks = await tx.execute<{ collection: Collection; id: string }>(sql`delete from search_index_pending m
       where (m.collection, m.id) in (select collection, id from search_index_pending
         order by marked limit ${DRAIN_BATCH} for update skip locked)
       returning m.collection, m.id::text as id`)
-    const byCollection = Map.groupBy(taken.rows, (m) => m.collection)
+    const byCollection = Map.groupBy(marks.rows, (m) => m.collection)
     for (const collection of ['brand', 'retailer', 'product'] as const) {
       const ids = (byCollection.get(collection) ?? []).map((m) => m.id)
       if (ids.length === 0) continue
-      await buildSearchDocuments(tx, collection, ids)
+      written.push([collection, await buildSearchDocuments(tx, collection, ids, { words: false })])
       if (typesenseEnabled()) await sendToTypesense(tx, collection, ids)
     }
-    return taken.rows.length
+    return marks.rows.length
   })
+  for (const [collection, ids] of written) await addSearchWords(db, collection, ids)
+  return taken
 }
 
 /**

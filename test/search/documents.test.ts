@@ -141,6 +141,14 @@ describe('search documents: bulk writers mark, the drain builds', () => {
     expect(await names('ostrelline', 'brand')).toEqual(['Ostrelline'])
     await eventually(async () => ((await marksOf(id)) === 0 ? true : null))
     expect((await document(id))?.search_text).toBe('vornacle pepper brittle ostrelline')
+    // the names' words follow the drain's commit: a typo of the new name finds it
+    await eventually(async () =>
+      (await sql(`select 1 from search_words where word = 'vornacle'`)).length > 0 ? true : null,
+    )
+    const typo = await get(`${SEARCH}?q=vornalce&type=product`)
+    expect(typo.json.results.map((r: { name: string; match: string }) => [r.name, r.match])).toEqual([
+      ['Vornacle Pepper Brittle', 'fuzzy'],
+    ])
   })
 
   test('search reindex builds the documents of rows written behind the writers, and drops stale words', async () => {
