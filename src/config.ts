@@ -112,7 +112,7 @@ const Env = t.Object({
    */
   SEARCH_POOL_SIZE: t.Integer({ minimum: 1, maximum: 200, default: Math.max(2, 2 * availableParallelism()) }),
   /**
-   * Transactions the search drain (`search.index`) runs at once to rebuild marked documents after a
+   * Transactions the search drain (`search.documents`) runs at once to rebuild marked documents after a
    * bulk write (default: the CPUs, as the work is PostgreSQL's CPU: text search parsing and indexes).
    */
   SEARCH_DRAIN_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: Math.max(1, availableParallelism()) }),

@@ -13,7 +13,7 @@ import { pushDocuments } from './typesense/sync'
  * Keeping the search documents in step with the catalog. A write through the API refreshes its
  * rows' documents in its own transaction (`refreshSearchDocuments`): searchable when it returns.
  * A bulk writer (a feed chunk) only marks its rows (`markSearchDocuments`, one statement), and the
- * `search.index` job rebuilds the marked documents after the writer commits, thousands per
+ * `search.documents` job rebuilds the marked documents after the writer commits, thousands per
  * statement (`drainSearchMarks`). In Typesense mode every write also marks its rows, and the drain
  * sends their documents to Typesense as well.
  */
@@ -98,19 +98,31 @@ async function sendToTypesense(ex: Executor, collection: Collection, ids: string
     await pushDocuments(ex, 'brand', brandIds.slice(i, i + TYPESENSE_BATCH))
 }
 
+/** How long one drain job works before it hands the rest to a new job (pg-boss expires long jobs). */
+const DRAIN_BUDGET_MS = 60_000
+
 /**
- * The `search.index` job: drains until no mark is left, in SEARCH_DRAIN_CONCURRENCY transactions at
- * once (each takes marks the others do not hold); returns how many marks it took.
+ * The `search.documents` job: drains until no mark is left, in SEARCH_DRAIN_CONCURRENCY transactions
+ * at once (each takes marks the others do not hold); past DRAIN_BUDGET_MS it sends a job for the
+ * rest and returns. Returns how many marks it took.
  */
 export async function drainSearchMarks(concurrency = config.SEARCH_DRAIN_CONCURRENCY): Promise<number> {
   if (typesenseEnabled()) await ensureCollections()
+  const until = performance.now() + DRAIN_BUDGET_MS
+  let more = false
   const drains = Array.from({ length: concurrency }, async () => {
     let done = 0
     for (;;) {
+      if (performance.now() > until) {
+        more = true
+        return done
+      }
       const n = await drainStep()
       if (n === 0) return done
       done += n
     }
   })
-  return (await Promise.all(drains)).reduce((a, b) => a + b, 0)
+  const done = (await Promise.all(drains)).reduce((a, b) => a + b, 0)
+  if (more) await searchIndexQueue.send(db, {})
+  return done
 }

@@ -1,13 +1,18 @@
 import { defineQueue } from '../db/queues'
 
 /**
- * Rebuilds the documents of marked rows (`search_index_pending`): one worker drains every mark in
- * large set-based batches, oldest first (`drainSearchMarks`). Stately: at most one job waiting, so
- * the marks of many writers made while one runs are taken by the next.
+ * Wakes the drain of marked documents (`search_index_pending`, `drainSearchMarks`): a job is sent in
+ * each marking writer's transaction, so it exists once the marks are committed. Not a stately (or
+ * otherwise deduplicated) queue: its unique index makes a second writer's send wait for the first
+ * writer's commit, which serialised concurrent feed chunks (and could deadlock them). A worker takes
+ * many waiting jobs at once and drains once for all of them; one finding the marks taken is done at
+ * once. (`search.index`, the stately queue of earlier releases, is no longer sent to.)
  */
-export const searchIndexQueue = defineQueue<Record<string, never>>('search.index', {
-  policy: 'stately',
+export const searchIndexQueue = defineQueue<Record<string, never>>('search.documents', {
   retryLimit: 10,
   retryDelay: 5,
   retryBackoff: true,
 })
+
+/** Waiting jobs a worker takes together (one drain for all of them). */
+export const DRAIN_JOBS_PER_FETCH = 100

@@ -15,7 +15,7 @@ import { ROOT } from '../support/process'
 import { get, patch, post } from '../support/server'
 
 // The search feature's documents (issue 45): their own tables, written in the transaction of a
-// write through the API, marked by bulk writers and rebuilt by the `search.index` drain; the
+// write through the API, marked by bulk writers and rebuilt by the `search.documents` drain; the
 // catalog rows carry none of it. Made-up words keep these rows apart from other files' rows.
 const SEARCH = '/catalog/api/v1/search'
 const names = async (query: string, type = 'product') => {
@@ -135,7 +135,7 @@ describe('search documents: bulk writers mark, the drain builds', () => {
     expect(seen.marks).toEqual(['brand', 'product'])
     expect(seen.pending).toBeGreaterThanOrEqual(2)
     expect(seen.found).toEqual([])
-    // committed: the search.index worker of this process drains the marks
+    // committed: the search.documents worker of this process drains the marks
     await eventually(async () => ((await names('vornacle brittle')).length > 0 ? true : null))
     expect(await names('vornacle brittle')).toEqual(['Vornacle Pepper Brittle'])
     expect(await names('ostrelline', 'brand')).toEqual(['Ostrelline'])
@@ -149,6 +149,36 @@ describe('search documents: bulk writers mark, the drain builds', () => {
     expect(typo.json.results.map((r: { name: string; match: string }) => [r.name, r.match])).toEqual([
       ['Vornacle Pepper Brittle', 'fuzzy'],
     ])
+  })
+
+  test('two writers marking at once do not wait for each other (the wake-up job is not deduplicated)', async () => {
+    const [a, b] = [crypto.randomUUID(), crypto.randomUUID()]
+    let release = () => {}
+    const held = new Promise<void>((done) => {
+      release = done
+    })
+    let marked = () => {}
+    const first = new Promise<void>((done) => {
+      marked = done
+    })
+    // A marks and stays open; B marks and commits meanwhile (a wait would hit B's lock timeout)
+    const writerA = transaction(async (tx) => {
+      await markSearchDocuments(tx, 'product', [a])
+      marked()
+      await held
+    })
+    await first
+    const writerB = await transaction(async (tx) => {
+      await tx.execute(q`set local lock_timeout = '3s'`)
+      await markSearchDocuments(tx, 'product', [b])
+      return 'committed'
+    }).catch((err: Error) => err.message)
+    release()
+    await writerA
+    expect(writerB).toBe('committed')
+    // rows that do not exist: the drain takes the marks and writes no document
+    await eventually(async () => ((await marksOf(a)) + (await marksOf(b)) === 0 ? true : null))
+    expect(await document(a)).toBeUndefined()
   })
 
   test('search reindex builds the documents of rows written behind the writers, and drops stale words', async () => {

@@ -82,7 +82,7 @@ export const searchWords = pgTable('search_words', { word: text().primaryKey() }
 /**
  * Rows whose documents are out of date: marked by bulk writers in their transaction
  * (`markSearchDocuments`), and in Typesense mode by every write, for the copy there; the
- * `search.index` drain rebuilds them, oldest mark first, and removes the marks it took.
+ * `search.documents` drain rebuilds them, oldest mark first, and removes the marks it took.
  */
 export const searchIndexPending = pgTable(
   'search_index_pending',

@@ -6,7 +6,7 @@ import { COLLECTIONS } from './schema'
 
 /**
  * Typesense kept in step with the catalog (Typesense mode): every write marks its rows
- * (`src/search/marks.ts`) and the `search.index` drain sends their documents here after the
+ * (`src/search/marks.ts`) and the `search.documents` drain sends their documents here after the
  * commit, in imports of up to 500 (`action=upsert`); a Typesense failure rolls the drain's step
  * back, so the marks stay for the retry.
  */
