@@ -486,7 +486,12 @@ export interface components {
       full: boolean
       status: 'queued' | 'running' | 'succeeded' | 'failed'
       progress: {
+        /** @description rows written of the rows in the file (estimated from the bytes read until it is read); 100 only when the run succeeded */
         percent: number
+        rows_written: number
+        /** @description the rows of the file: exact once it is read (rows_exact), estimated before, null before any is read */
+        rows_total: number | null
+        rows_exact: boolean
         /** @description known once the whole file is read */
         chunks_total: number | null
         chunks_done: number
@@ -680,7 +685,10 @@ export interface components {
        *     ]
        */
       location_cities: string[]
-      /** @example https://acme.example/products/organic-rolled-oats */
+      /**
+       * @description absolute http(s) URL the link resolves to (query and fragment allowed)
+       * @example https://acme.example/products/organic-rolled-oats
+       */
       custom_url: string
       /** @example nutrition */
       section_anchor: string
@@ -1771,6 +1779,8 @@ export interface components {
         | 'resolution_rule.updated'
         | 'resolution_rule.deleted'
         | 'revenue_share.calculated'
+        | 'feed_run.completed'
+        | 'feed_run.failed'
         | 'webhook.test'
         | 'webhook_endpoint.disabled'
       )[]
@@ -1815,6 +1825,8 @@ export interface components {
         | 'resolution_rule.updated'
         | 'resolution_rule.deleted'
         | 'revenue_share.calculated'
+        | 'feed_run.completed'
+        | 'feed_run.failed'
         | 'webhook.test'
         | 'webhook_endpoint.disabled'
       )[]
