@@ -86,6 +86,28 @@ export async function brandsFor(
   return ids
 }
 
+/**
+ * Makes the unowned brands of these names that do not exist yet, in one statement (a feed chunk
+ * names thousands, nearly all made before): the caller finds them by name in its own later
+ * statement, which sees what concurrent writers committed meanwhile. Missing names are inserted in
+ * lower-case order, so concurrent chunks wait on each other instead of deadlocking. Their search
+ * documents are built now, or with `search: 'later'` marked for the search drain.
+ */
+export async function ensureUnownedBrands(tx: Tx, names: string[], { search = 'now' }: { search?: 'now' | 'later' }) {
+  const unique = [...new Map(names.map((n) => [n.toLowerCase(), n])).values()]
+  if (unique.length === 0) return
+  const made = await tx.execute<{ id: string }>(sql`insert into brands (name)
+    select n from unnest(${arrayParam(unique, 'text')}) n
+    where not exists (select from brands b where b.organization_id is null and lower(b.name) = lower(n))
+    order by lower(n)
+    on conflict do nothing returning id`)
+  await (search === 'now' ? refreshSearchDocuments : markSearchDocuments)(
+    tx,
+    'brand',
+    made.rows.map((r) => r.id),
+  )
+}
+
 /** The organization's name and GS1 company prefixes. */
 export async function organizationProfile(tx: Tx, organizationId: string) {
   const [org] = await tx

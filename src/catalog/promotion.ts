@@ -106,6 +106,39 @@ const EMPTY = new Map(
   ]),
 )
 
+type StatedTags = { certifications: string[]; contains: string[]; mayContain: string[] }
+
+/**
+ * The tag lists sources stated (candidates like any value; `labels` is the older name of
+ * certifications), or null when they stated none.
+ */
+function statedTags(winners: Map<string, Winner>): StatedTags | null {
+  const tags = (field: string) => {
+    const value = winners.get(field)?.value
+    return Array.isArray(value) ? (value as string[]) : null
+  }
+  const stated = {
+    certifications: [...(tags('certifications') ?? []), ...(tags('labels') ?? [])],
+    contains: tags('contains_allergens') ?? [],
+    mayContain: tags('may_contain_allergens') ?? [],
+  }
+  return Object.values(stated).some((list) => list.length > 0) ? stated : null
+}
+
+/** The derived columns: what the ingredient text says, with the tags sources stated. */
+function derivedColumns(text: string | null | undefined, stated: StatedTags | null) {
+  const a = analyzeIngredients(text)
+  // the analysis's own order when no tags add to it (an unchanged product stays unchanged)
+  const union = (found: string[], tagged: string[]) =>
+    tagged.length ? [...new Set([...found, ...tagged])].sort() : found
+  return {
+    containsAllergens: union(a.contains, stated?.contains ?? []),
+    mayContainAllergens: union(a.mayContain, stated?.mayContain ?? []),
+    certifications: [...new Set([...a.certifications, ...(stated?.certifications ?? [])])].sort(),
+    substances: a.substances,
+  }
+}
+
 /**
  * The column changes the winners make to a product (the brand is resolved by the caller). With
  * `reset`, a field no statement decides any more goes back to empty (a claim taken over: the former
@@ -123,33 +156,31 @@ function changesOf({ row, winners }: Decided, reset = false) {
       const empty = EMPTY.get(column)
       if (!winners.has(field) && before[column] !== empty) changes[column] = empty
     }
-  // tag lists a source stated (candidates like any value; `labels` is the older name of certifications)
-  const tags = (field: string) => {
-    const value = winners.get(field)?.value
-    return Array.isArray(value) ? (value as string[]) : null
-  }
-  const stated = {
-    certifications: [...(tags('certifications') ?? []), ...(tags('labels') ?? [])],
-    contains: tags('contains_allergens') ?? [],
-    mayContain: tags('may_contain_allergens') ?? [],
-  }
-  const anyTags = Object.values(stated).some((list) => list.length > 0)
-  if (typeof changes.ingredientsText === 'string' || anyTags) {
-    const text = (changes.ingredientsText as string | undefined) ?? before.ingredientsText
-    const a = analyzeIngredients(text)
-    // the analysis's own order when no tags add to it (an unchanged product stays unchanged)
-    const union = (found: string[], tagged: string[]) =>
-      tagged.length ? [...new Set([...found, ...tagged])].sort() : found
-    const derived = {
-      containsAllergens: union(a.contains, stated.contains),
-      mayContainAllergens: union(a.mayContain, stated.mayContain),
-      certifications: [...new Set([...a.certifications, ...stated.certifications])].sort(),
-      substances: a.substances,
-    }
+  const stated = statedTags(winners)
+  if (typeof changes.ingredientsText === 'string' || stated) {
+    const derived = derivedColumns((changes.ingredientsText as string | undefined) ?? before.ingredientsText, stated)
     for (const [column, value] of Object.entries(derived))
       if (JSON.stringify(before[column as keyof typeof before]) !== JSON.stringify(value)) changes[column] = value
   }
   return changes
+}
+
+/**
+ * The values of a product not yet stored, from its winners: what changesOf gives against an empty
+ * row, without comparing to one (every decided value, the derived arrays when there is an
+ * ingredient text or a tag), with the brand by name for the caller to resolve, and the summary.
+ */
+export function firstValues(winners: Map<string, Winner>) {
+  const columns: Record<string, unknown> = {}
+  for (const [field, winner] of winners) {
+    const column = FIELD_COLUMNS[field as ProductField]
+    if (column && winner.value !== null) columns[column] = winner.value
+  }
+  const stated = statedTags(winners)
+  if (typeof columns.ingredientsText === 'string' || stated)
+    Object.assign(columns, derivedColumns(columns.ingredientsText as string | undefined, stated))
+  const brand = winners.get('brand')?.value
+  return { columns, brand: typeof brand === 'string' && brand ? brand : null, summary: summarize(winners) }
 }
 
 /**
@@ -167,11 +198,7 @@ const searchDocuments = (tx: Tx, when: SearchWhen['search'], ids: string[]) =>
  * Rows are locked in id order, so concurrent promotions cannot deadlock. Returns the ids that
  * changed. Their search documents follow `search` (default 'now').
  */
-export function promoteProducts(
-  ex: Executor,
-  productIds: string[],
-  options: { reset?: boolean } & SearchWhen = {},
-) {
+export function promoteProducts(ex: Executor, productIds: string[], options: { reset?: boolean } & SearchWhen = {}) {
   return inTransaction(ex, async (tx) => {
     if (productIds.length === 0) return []
     const rows = await selectProducts(tx)
@@ -241,28 +268,20 @@ export async function insertDecidedProducts(
 ): Promise<Set<string>> {
   if (list.length === 0) return new Set()
   // a product with nothing stored yet: every decided value is a change
-  const blank: ProductWithBrand = {
-    product: Object.fromEntries(
-      [...COLUMN_NAMES.keys()].map((k) => [k, null]),
-    ) as unknown as ProductWithBrand['product'],
-    brandName: null,
-    brandOrg: null,
-  }
-  const decided = list.map((p) => ({ p, d: { row: blank, winners: decide(p.candidates) } }))
+  const decided = list.map((p) => ({ p, values: firstValues(decide(p.candidates)) }))
   const brandIds = await brandsFor(
     tx,
-    decided.flatMap(({ d }) => {
-      const brand = d.winners.get('brand')?.value
-      return typeof brand === 'string' && brand ? [{ organizationId: null, name: brand }] : []
-    }),
+    decided.flatMap(({ values }) => (values.brand ? [{ organizationId: null, name: values.brand }] : [])),
     { search },
   )
-  const rows = decided.map(({ p, d }) => {
-    const changes = changesOf(d)
-    const brand = d.winners.get('brand')?.value
-    if (typeof brand === 'string' && brand) changes.brandId = brandIds.get(brandKey(null, brand))
-    return { id: p.id, gtin: p.gtin, dataSource: p.dataSource, ...changes, ...summarize(d.winners) }
-  })
+  const rows = decided.map(({ p, values: { columns, brand, summary } }) => ({
+    id: p.id,
+    gtin: p.gtin,
+    dataSource: p.dataSource,
+    ...columns,
+    ...(brand ? { brandId: brandIds.get(brandKey(null, brand)) } : {}),
+    ...summary,
+  }))
   const made = new Set<string>()
   for (const [signature, group] of Map.groupBy(rows, (r) => Object.keys(r).sort().join(','))) {
     const names = sql.join(

@@ -5,7 +5,7 @@ import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { markSearchDocuments, refreshSearchDocuments } from '../search'
 import { normalizeField, PRODUCT_FIELDS, type ProductField, type TagField } from './fields'
-import { insertDecidedProducts } from './promotion'
+import { insertStatedProducts } from './new-products'
 import { SOURCE_CONFIDENCE } from './provenance'
 import { promoteQueue } from './queues'
 
@@ -25,7 +25,9 @@ async function idsOf(tx: Tx, gtins: string[]) {
     for (const r of await tx
       .select({ id: products.id, gtin: products.gtin })
       .from(products)
-      .where(sql`${products.gtin} = any(${arrayParam(gtins, 'text')})`))
+      // as char(14), the column's own type: compared as text, the unique index is not used and
+      // every chunk read the whole table
+      .where(sql`${products.gtin} = any(${sql.param(gtins)}::bpchar[])`))
       ids.set(r.gtin, r.id)
   return ids
 }
@@ -42,7 +44,7 @@ async function idsOf(tx: Tx, gtins: string[]) {
  * another source's or organization's candidates. Deciding the fields of existing
  * products is the caller's (promoteProducts, or a `catalog.promote` job), so a claimed
  * (brand-owner) value always wins. With `decideNew`, the products it creates are written once with
- * their decided values and announced (insertDecidedProducts); otherwise they are made empty.
+ * their decided values (insertStatedProducts: nobody holds them, so no event); otherwise they are made empty.
  * Returns the product id of every GTIN and the ids of the products it created.
  */
 export async function writeSourceRecords(
@@ -77,32 +79,22 @@ export async function writeSourceRecords(
   let created: Set<string>
   if (decideNew) {
     ids = await idsOf(tx, gtins)
-    const fresh = gtins.filter((g) => !ids.has(g)).map((gtin) => ({ gtin, id: crypto.randomUUID() }))
     const said = Map.groupBy(stated, (r) => r.gtin14)
-    const now = new Date()
-    created = await insertDecidedProducts(
+    const made = await insertStatedProducts(
       tx,
-      fresh.map(({ gtin, id }) => ({
-        id,
-        gtin,
-        dataSource: source,
-        candidates: (said.get(gtin) ?? []).flatMap(valuesOf).map(({ field, value }) => ({
-          id: crypto.randomUUID(),
-          productId: id,
-          field,
-          value,
-          source,
-          confidence: SOURCE_CONFIDENCE[source],
-          contributorId,
-          created: now,
-        })),
-      })),
+      source,
+      contributorId,
+      gtins.filter((g) => !ids.has(g)).map((gtin) => ({ gtin, statements: (said.get(gtin) ?? []).map(valuesOf) })),
       { search },
     )
-    for (const { gtin, id } of fresh) if (created.has(id)) ids.set(gtin, id)
+    for (const [gtin, id] of made) ids.set(gtin, id)
+    created = new Set(made.values())
     // made by another transaction meanwhile: an existing product like the others
-    const taken = fresh.filter(({ id }) => !created.has(id)).map(({ gtin }) => gtin)
-    for (const [gtin, id] of await idsOf(tx, taken)) ids.set(gtin, id)
+    for (const [gtin, id] of await idsOf(
+      tx,
+      gtins.filter((g) => !ids.has(g)),
+    ))
+      ids.set(gtin, id)
   } else {
     // column arrays, not a multi-row VALUES of every column (a chunk's 2,000 rows took longer to build than to insert)
     const inserted = (
