@@ -1,5 +1,5 @@
 # The production image, in two stages: the first installs the production dependencies, the second
-# holds only what production runs (main.ts, src/, jobs/, the CLI, bin/, node_modules): no tests,
+# holds only what production runs (main.ts, src/, the CLI, bin/, node_modules): no tests,
 # fixtures, benchmarks, docs or examples, and no embedded PostgreSQL (compose gives DATABASE_URL).
 # One image for both processes; docker-compose.yml picks the role with ROLE=api|worker.
 # test/e2e/image-install.test.ts replays this file without a Docker engine and checks the file set.
@@ -21,7 +21,6 @@ COPY --from=deps /app/node_modules node_modules
 COPY package.json main.ts ./
 COPY bin bin
 COPY src src
-COPY jobs jobs
 COPY scripts/cli scripts/cli
 COPY scripts/reindex-if-empty.ts scripts/
 # batch exports and feed files live here, owned by the unprivileged user the process runs as;

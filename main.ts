@@ -1,11 +1,10 @@
-// The process entry (npm start): API and/or job workers by ROLE. It lives outside src/ because
-// it composes src/ with jobs/ (the handlers bound to the features' queues), and src/ never
-// imports jobs/.
+// The process entry (npm start): API and/or job workers by ROLE, composed from the features that
+// src/features.ts lists (their routes, workers and subscribers).
 
-import * as jobs from './jobs'
 import { createApp, createHealthApp } from './src/app'
 import { config } from './src/config'
 import { StartupError } from './src/db/embedded'
+import { features } from './src/features'
 import { largestUpload, sweepUploads } from './src/http/upload'
 import { flushTraces } from './src/observability/tracing'
 import { openDatabase, startBackground } from './src/runtime'
@@ -52,7 +51,7 @@ try {
   // a second process on a taken port exits before its workers claim any job (the port is taken
   // for real only once the queues exist, so that /healthz never answers before they do)
   Bun.listen({ hostname: config.HOST, port: config.PORT, socket: { data() {} } }).stop(true)
-  stopBackground = await startBackground(config, database.url, jobs, config.ROLE !== 'api')
+  stopBackground = await startBackground(config, database.url, features, config.ROLE !== 'api')
   // A worker serves only /healthz and /readyz, so that it can be probed like the API.
   app = (serving ? createApp() : createHealthApp()).listen({
     port: config.PORT,

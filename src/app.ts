@@ -1,35 +1,33 @@
 import { type AnyElysia, Elysia } from 'elysia'
-import { accountRoutes } from './accounts/routes'
-import { campaignRoutes } from './advertising/campaign-routes'
-import { revenueShareRoutes } from './advertising/share-routes'
-import { barcodeRoutes } from './barcodes/routes'
-import { recallRoutes } from './catalog/recall-routes'
-import { catalogRoutes } from './catalog/routes'
-import { demoRoutes } from './demo/routes'
-import { feedRoutes, offerRoutes } from './feeds/routes'
-import { healthRoutes } from './health/routes'
+import { features } from './features'
+import { healthRoutes } from './health'
 import { edge } from './http/edge'
 import { exactPaths } from './http/exact-paths'
 import { idempotency } from './http/idempotency'
 import { docs } from './http/openapi'
 import { problems } from './http/problems'
 import { requestContext } from './http/request-context'
-import { metricsRoutes } from './observability/routes'
-import { resolverRoutes, scanServeRoutes } from './resolver/resolver-routes'
-import { ruleRoutes } from './resolver/routes'
-import { retailerRoutes } from './retailers/routes'
-import { searchRoutes } from './search/routes'
-import { webhookRoutes } from './webhooks/routes'
+import { metricsRoutes } from './observability'
+import type { Feature } from './runtime/feature'
 
-/** The HTTP application: shared conventions first, then one plugin per feature. */
+/** The route plugins of a list of features, in order, each with its own type (for the typed client). */
+type RoutesOf<F extends readonly Feature[]> = F extends readonly [infer Head, ...infer Rest extends readonly Feature[]]
+  ? [...(Head extends { routes: readonly AnyElysia[] } ? Head['routes'] : []), ...RoutesOf<Rest>]
+  : []
+
+// every feature's route plugins, in the list's order
+const featureRoutes = features.flatMap((f): readonly AnyElysia[] => f.routes ?? []) as RoutesOf<typeof features>
+
+/** The HTTP application: shared conventions first, then the routes of every feature in src/features.ts. */
 export function createApp() {
   // plugins that look at the whole app (its routes, its handler) read it on first use
   let self: AnyElysia | null = null
+  const serve = Object.assign({}, ...features.map((f: Feature) => f.serve?.(() => self!) ?? {}))
   const app = new Elysia({
     strictPath: true,
     normalize: false,
-    // scans go from Bun's router straight to the resolver (see scanServeRoutes)
-    serve: { routes: scanServeRoutes(() => self!) },
+    // routes Bun serves itself before the app (the resolver's scans)
+    serve: { routes: serve },
   })
     .use(requestContext)
     .use(exactPaths(() => self!.routes))
@@ -38,22 +36,7 @@ export function createApp() {
     // after the edge's checks: a request it refuses never claims its Idempotency-Key
     .use(idempotency(() => self!))
     .use(docs(() => self!))
-    .use(healthRoutes)
-    .use(metricsRoutes)
-    .use(accountRoutes)
-    .use(retailerRoutes)
-    .use(catalogRoutes)
-    .use(recallRoutes)
-    .use(barcodeRoutes)
-    .use(searchRoutes)
-    .use(webhookRoutes)
-    .use(feedRoutes)
-    .use(offerRoutes)
-    .use(ruleRoutes)
-    .use(resolverRoutes)
-    .use(campaignRoutes)
-    .use(revenueShareRoutes)
-    .use(demoRoutes)
+    .use(featureRoutes)
   self = app
   return app
 }

@@ -53,7 +53,7 @@ export async function startBenchServer(
   await waitForHealth(base)
   // this process writes through the services too (seed data), and their events go through pg-boss
   const { startBoss, stopBoss } = await import('../../src/db/boss')
-  await startBoss(database.url, false)
+  await startBoss(database.url, false, config.SCHEDULE_INTERVAL_SECONDS)
   return {
     base,
     database,

@@ -17,7 +17,8 @@ export async function withDatabase<T>(
   // a command joins the running server's embedded cluster, or starts (and stops) one of its own
   const database = await openDatabase(config, poolSize, 'command')
   try {
-    const boss = jobs === 'none' ? null : await startBoss(database.url, jobs === 'work')
+    const boss =
+      jobs === 'none' ? null : await startBoss(database.url, jobs === 'work', config.SCHEDULE_INTERVAL_SECONDS)
     return await work(database, boss)
   } finally {
     if (jobs !== 'none') await stopBoss()

@@ -52,9 +52,9 @@ async function importFeed(values: ImportOptions): Promise<number> {
     console.error(problem)
     return 2
   }
-  const { createQueues } = await import('../../jobs')
-  const { bind } = await import('../../jobs/binding')
-  const { feedsChunk, feedsImport } = await import('../../jobs/feeds')
+  const { features } = await import('../../src/features')
+  const { createQueues, startWorker, workersOf } = await import('../../src/runtime')
+  const { chunkQueue, importQueue } = await import('../../src/feeds/queues')
   const { createRun, getRun } = await import('../../src/feeds/runs')
   const { parseId } = await import('../../src/shared/ids')
   const retailerId = values.retailer ? parseId(values.retailer) : null
@@ -63,9 +63,12 @@ async function importFeed(values: ImportOptions): Promise<number> {
     return 2
   }
   return withDatabase(4, 'work', async (database, boss) => {
-    await createQueues()
-    await bind(boss!, feedsImport)
-    await bind(boss!, feedsChunk)
+    const workers = workersOf(features)
+    await createQueues(workers)
+    // this process reads the file and writes its chunks with the feeds feature's own workers
+    for (const worker of workers)
+      if (worker.queue.name === importQueue.name || worker.queue.name === chunkQueue.name)
+        await startWorker(boss!, worker)
     // no organization: the operator's run is the platform's, as with the admin token
     const created = await createRun(database.db, null, {
       source: values.source,

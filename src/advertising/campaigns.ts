@@ -1,6 +1,7 @@
-import { and, eq, or } from 'drizzle-orm'
-import { type CampaignStatus, campaigns, retailers } from '../db/schema'
+import { and, eq } from 'drizzle-orm'
+import { type CampaignStatus, campaigns } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
+import { isVisibleRetailer } from '../retailers/retailers'
 import { decimalString } from '../shared/decimal'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
@@ -73,16 +74,8 @@ function checkDates(start: string | null, end: string | null) {
 
 /** The retailer a campaign runs on: one of the organization's own, or of the canonical directory. */
 async function checkRetailer(tx: Tx, organizationId: string, retailerId: string) {
-  const [row] = await tx
-    .select({ id: retailers.id })
-    .from(retailers)
-    .where(
-      and(
-        eq(retailers.id, retailerId),
-        or(eq(retailers.organizationId, organizationId), eq(retailers.isCanonical, true)),
-      ),
-    )
-  if (!row) throw invalidField('retailer_id', 'names no retailer of your organization or of the canonical directory')
+  if (!(await isVisibleRetailer(tx, organizationId, retailerId)))
+    throw invalidField('retailer_id', 'names no retailer of your organization or of the canonical directory')
 }
 
 export function createCampaign(

@@ -1,4 +1,4 @@
-import { eq, getTableColumns } from 'drizzle-orm'
+import { eq, getTableColumns, inArray } from 'drizzle-orm'
 import { brands, products } from '../db/schema'
 import type { Executor } from '../db/tx'
 import { toShortId } from '../shared/ids'
@@ -62,4 +62,17 @@ export async function findProduct(ex: Executor, gtin14: string, lock = false): P
   const query = selectProducts(ex).where(eq(products.gtin, gtin14))
   const [row] = await (lock ? query.for('update', { of: products }) : query)
   return row ?? null
+}
+
+/** A product's id by its GTIN-14, or null (for features that keep rows about products: offers). */
+export async function productIdOf(ex: Executor, gtin14: string): Promise<string | null> {
+  const [row] = await ex.select({ id: products.id }).from(products).where(eq(products.gtin, gtin14))
+  return row?.id ?? null
+}
+
+/** The GTINs of the given products (those that exist), for features that name products by GTIN. */
+export async function gtinsOf(ex: Executor, productIds: string[]): Promise<string[]> {
+  if (productIds.length === 0) return []
+  const rows = await ex.select({ gtin: products.gtin }).from(products).where(inArray(products.id, productIds))
+  return rows.map((r) => r.gtin)
 }

@@ -1,5 +1,4 @@
 import { PgBoss } from 'pg-boss'
-import { config } from '../config'
 import { logger } from '../shared/logger'
 
 // Bound once by startBoss(); ES module live binding.
@@ -9,7 +8,12 @@ export let boss: PgBoss
  * pg-boss for every process: API processes only send (no maintenance or schedules), workers
  * also supervise queues, run handlers and are woken by NOTIFY when a job is sent.
  */
-export async function startBoss(url: string, worker: boolean): Promise<PgBoss> {
+export async function startBoss(
+  url: string,
+  worker: boolean,
+  /** SCHEDULE_INTERVAL_SECONDS: how often schedules are checked (passed in: src/db reads no configuration) */
+  scheduleIntervalSeconds: number,
+): Promise<PgBoss> {
   boss = new PgBoss({
     connectionString: url,
     schema: 'pgboss',
@@ -20,8 +24,8 @@ export async function startBoss(url: string, worker: boolean): Promise<PgBoss> {
     // find jobs of dead workers (missed heartbeats) within seconds
     superviseIntervalSeconds: 5,
     monitorIntervalSeconds: 5,
-    cronMonitorIntervalSeconds: config.SCHEDULE_INTERVAL_SECONDS,
-    cronWorkerIntervalSeconds: Math.min(5, config.SCHEDULE_INTERVAL_SECONDS),
+    cronMonitorIntervalSeconds: scheduleIntervalSeconds,
+    cronWorkerIntervalSeconds: Math.min(5, scheduleIntervalSeconds),
   })
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'))
   boss.on('warning', (warning) => logger.warn({ warning }, 'pg-boss warning'))

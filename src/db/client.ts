@@ -1,6 +1,5 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
-import { config } from '../config'
 import { logger } from '../shared/logger'
 import * as schema from './schema'
 
@@ -14,8 +13,14 @@ export let databaseUrl: string
 const POOL_TIMEOUTS = { idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 }
 const lostConnection = (err: Error) => logger.warn({ err }, 'idle database connection lost; the pool replaces it')
 
-export function connectDb(url: string, max = config.DB_POOL_SIZE): Db {
+/** Pool sizes, from the configuration (DB_POOL_SIZE, SEARCH_POOL_SIZE): the caller passes them in. */
+export type PoolSizes = { size: number; searchSize: number }
+let sizes: PoolSizes
+
+export function connectDb(url: string, pools: PoolSizes): Db {
   databaseUrl = url
+  sizes = pools
+  const max = pools.size
   pool = new pg.Pool({ connectionString: url, max, ...POOL_TIMEOUTS })
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', lostConnection)
@@ -35,7 +40,7 @@ export function preparedPool(): pg.Pool {
   if (prepared) return prepared
   prepared = new pg.Pool({
     connectionString: databaseUrl,
-    max: config.SEARCH_POOL_SIZE,
+    max: sizes.searchSize,
     ...POOL_TIMEOUTS,
     options: PREPARED_SESSION,
   })

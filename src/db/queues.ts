@@ -6,16 +6,27 @@ import type { Executor } from './tx'
 
 export type QueueOptions = Omit<Queue, 'name' | 'deadLetter'>
 
-/**
- * A pg-boss queue, declared by the feature that sends to it (next to its code); `jobs/` binds a
- * handler to it. Every queue has a dead-letter queue, `<name>.dead`, where jobs go once their
- * retries are spent, so a poisoned job is kept for inspection instead of retried forever.
- */
-export type QueueDef<P extends object> = {
+/** What pg-boss needs to create a queue, whatever its jobs carry. */
+export type QueueSpec = {
+  /** `<feature>.<verb>` (dead-letter queues: `<name>.dead`) */
   name: string
   /** null: this is a dead-letter queue itself (deadLettersOf) */
   deadLetter: string | null
   options: QueueOptions
+  /**
+   * Names this queue had before: their waiting jobs are run by this queue's worker until none is
+   * left, then the old queues are deleted (src/runtime/retired-queues.ts), so a rename loses no job.
+   */
+  formerly: readonly string[]
+}
+
+/**
+ * A pg-boss queue, declared in its feature's `queues.ts`; the feature's index binds one worker to
+ * it (src/runtime/workers.ts). Every queue has a dead-letter queue, `<name>.dead`, where jobs go
+ * once their retries are spent, so a poisoned job is kept for inspection instead of retried forever.
+ * `P` is what its jobs carry: `send`, `insert` and the worker's handler all take it.
+ */
+export type QueueDef<P extends object> = QueueSpec & {
   /** Sends through the executor: in a transaction, the job exists if and only if it commits. */
   send: (ex: Executor, data: P, options?: SendOptions) => Promise<string | null>
   /** Many jobs in one statement (ids may be given to make a resend a no-op). */
@@ -32,12 +43,17 @@ function started() {
   return boss
 }
 
-export function defineQueue<P extends object>(name: string, options: QueueOptions = {}): QueueDef<P> {
+export function defineQueue<P extends object>(
+  name: string,
+  options: QueueOptions = {},
+  { formerly = [] }: { formerly?: readonly string[] } = {},
+): QueueDef<P> {
   const deadLetter = `${name}.dead`
   return {
     name,
     deadLetter,
     options,
+    formerly,
     send: (ex, data, sendOptions = {}) => started().send(name, data, { ...sendOptions, ...bossDb(ex) }),
     insert: async (ex, jobs) => {
       if (jobs.length) await started().insert(name, jobs, bossDb(ex))
@@ -52,7 +68,12 @@ export function defineQueue<P extends object>(name: string, options: QueueOption
  */
 export function deadLettersOf<P extends object>(queue: QueueDef<P>): QueueDef<P> {
   if (!queue.deadLetter) throw new Error(`${queue.name} is a dead-letter queue`)
-  return { ...defineQueue<P>(queue.deadLetter, DEAD_LETTER_OPTIONS), deadLetter: null }
+  return {
+    ...defineQueue<P>(queue.deadLetter, DEAD_LETTER_OPTIONS, {
+      formerly: queue.formerly.map((name) => `${name}.dead`),
+    }),
+    deadLetter: null,
+  }
 }
 
 const DEAD_LETTER_OPTIONS = { retentionSeconds: 30 * 24 * 3600, deleteAfterSeconds: 30 * 24 * 3600 }
@@ -62,7 +83,7 @@ const DEAD_LETTER_OPTIONS = { retentionSeconds: 30 * 24 * 3600, deleteAfterSecon
  * an existing queue's retry and retention options to what its declaration says now (createQueue
  * leaves an existing queue as it was created: a lowered retry limit would otherwise never apply).
  */
-export async function createQueue(queue: QueueDef<any>) {
+export async function createQueue(queue: QueueSpec) {
   if (queue.deadLetter === null) {
     await boss.createQueue(queue.name, queue.options)
     return

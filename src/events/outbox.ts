@@ -1,28 +1,15 @@
 import { sql } from 'drizzle-orm'
 import { unnestRows } from '../db/params'
-import { defineQueue } from '../db/queues'
 import { type Executor, inTransaction } from '../db/tx'
-import { currentTraceparent, type TraceCarrier } from '../observability/tracing'
-import type { EventJobData } from './consumers'
+import { currentTraceparent } from '../observability/tracing'
+import { dispatchQueue } from './queues'
 import type { NewEvent } from './types'
-
-/**
- * One job per `emit`, sent in the events' own transaction: events exist and are dispatched if and
- * only if their change commits. The job's id is its first event's, so dispatching it again is a no-op.
- */
-export const dispatchQueue = defineQueue<EventJobData & TraceCarrier>('events.dispatch', {
-  retryLimit: 10,
-  retryDelay: 1,
-  retryBackoff: true,
-  // a worker killed mid-dispatch stops heart-beating; its jobs are retried within seconds
-  heartbeatSeconds: 10,
-  notify: true,
-})
 
 /**
  * Writes events to the outbox in the caller's transaction (or a new one) with their dispatch jobs.
  * The ids are made here, in order; the rows go as column arrays in one statement (a feed chunk
- * emits thousands: a multi-row VALUES costs more to build than to run).
+ * emits thousands: a multi-row VALUES costs more to build than to run). Each event's `data` is
+ * typed by its `eventType` (src/events/types.ts): a payload of another shape fails `tsc`.
  */
 export async function emit(ex: Executor, ...list: NewEvent[]): Promise<string[]> {
   if (list.length === 0) return []

@@ -1,8 +1,9 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { normalizeGtin } from '../catalog/gtin'
+import { productIdOf } from '../catalog/resource'
 import { db } from '../db/client'
 import { fromExcluded } from '../db/params'
-import { offers, products } from '../db/schema'
+import { offers } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import { visibleRetailerIds } from '../retailers/retailers'
@@ -128,10 +129,10 @@ export async function listOffers(
   page: PageQuery,
 ) {
   const gtin = normalizeGtin(gtinInput)
-  const [product] = await db.select({ id: products.id }).from(products).where(eq(products.gtin, gtin))
-  if (!product) throw notFound('product')
+  const productId = await productIdOf(db, gtin)
+  if (!productId) throw notFound('product')
   const where = and(
-    eq(offers.productId, product.id),
+    eq(offers.productId, productId),
     inArray(offers.retailerId, visibleRetailerIds(callerOrg)),
     filter.retailer_id ? eq(offers.retailerId, filter.retailer_id) : undefined,
   )

@@ -1,5 +1,8 @@
+import type { resolutionRules } from '../db/schema'
 import { parseMmdd, parseTimeOfDay } from './formats'
-import type { RuleRow } from './rules'
+
+/** A stored rule (the table's row: conditions.ts is below rules.ts, which compiles rules with it). */
+type RuleRow = typeof resolutionRules.$inferSelect
 
 /** A rule as the resolver evaluates it: its conditions parsed once, when the index loads it. */
 export type CompiledRule = {

@@ -4,7 +4,6 @@ import { brands, products, resolutionRules } from '../db/schema'
 import type { ScopeType } from '../db/schema/resolver'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
-import type { EventType } from '../events/types'
 import { aiValueProblem } from '../shared/application-identifiers'
 import { ASSIGNED_COUNTRIES } from '../shared/countries'
 import { invalidField, notFound } from '../shared/errors'
@@ -246,7 +245,7 @@ async function checkScope(ex: Executor, v: RuleValues): Promise<Pick<RuleValues,
   }
 }
 
-const emitRule = (tx: Tx, eventType: EventType, row: RuleRow) =>
+const emitRule = (tx: Tx, eventType: `resolution_rule.${'created' | 'updated' | 'deleted'}`, row: RuleRow) =>
   emit(tx, { eventType, organizationId: row.organizationId, subjectId: row.id, data: toRuleResource(row) })
 
 export function createRule(

@@ -4,7 +4,6 @@ import { prepared } from '../db/prepared'
 import { retailers } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
-import type { EventType } from '../events/types'
 import { refreshSearchDocuments } from '../search'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { hasValidCheckDigit } from '../shared/gs1'
@@ -52,6 +51,15 @@ const visibleTo = (organizationId: Param) =>
 /** The ids of the retailers the caller sees, as a subquery: what else of a retailer it sees (offers) follows it. */
 export const visibleRetailerIds = (organizationId: string) =>
   db.select({ id: retailers.id }).from(retailers).where(visibleTo(organizationId))
+
+/** Whether the organization sees the retailer: one of its own, or of the canonical directory. */
+export async function isVisibleRetailer(ex: Executor, organizationId: string, retailerId: string) {
+  const [row] = await ex
+    .select({ id: retailers.id })
+    .from(retailers)
+    .where(and(eq(retailers.id, retailerId), visibleTo(organizationId)))
+  return row !== undefined
+}
 
 export type RetailerFilter = { organization_id?: string; search?: string }
 
@@ -114,7 +122,7 @@ function checkCanonical(input: RetailerInput, admin: boolean) {
     throw new AppError('forbidden', 'is_canonical can be set only with the X-Admin-Token header')
 }
 
-const emitRetailer = (tx: Tx, eventType: EventType, row: RetailerRow) =>
+const emitRetailer = (tx: Tx, eventType: 'retailer.created' | 'retailer.updated', row: RetailerRow) =>
   emit(tx, { eventType, organizationId: row.organizationId, subjectId: row.id, data: toRetailerResource(row) })
 
 export function createRetailer(

@@ -1,20 +1,22 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm'
 import { webhookEndpoints } from '../db/schema'
-import { onEvents } from '../events/consumers'
-import { EVENT_TYPES } from '../events/types'
+import { refSubscriber } from '../events/subscribers'
+import { EVENT_TYPES } from '../shared/event-types'
 import { createDeliveries, type DeliveryTarget } from './deliveries'
+import { fanOutQueue } from './queues'
 
 /**
  * Fan-out: each committed event becomes one delivery per active endpoint of its organization that
- * lists its type (exact match; an empty list receives nothing). It runs as an event consumer, so
- * the deliveries and their jobs commit with the record that the event was consumed: once each.
+ * lists its type (exact match; an empty list receives nothing). It runs as an event subscriber, so
+ * the deliveries and their jobs commit with the record that the event was handled: once each.
  * A fetched batch of events is fanned out together: one read of the endpoints, one insert.
  * `webhook.test` is not fanned out; the test operation addresses its one endpoint itself.
  */
-export const webhookFanOut = onEvents(
-  'webhooks.fan-out',
-  EVENT_TYPES.filter((type) => type !== 'webhook.test'),
-  async (tx, events) => {
+export const fanOutSubscriber = refSubscriber({
+  queue: fanOutQueue,
+  events: EVENT_TYPES.filter((type) => type !== 'webhook.test'),
+  // a delivery renders its body from the event when it is sent: the body is never read here
+  handle: async (tx, events) => {
     const organizations = [...new Set(events.map((e) => e.organizationId).filter((id) => id !== null))]
     if (organizations.length === 0) return
     const endpoints = await tx
@@ -41,6 +43,4 @@ export const webhookFanOut = onEvents(
           })
     await createDeliveries(tx, targets)
   },
-  // a delivery renders its body from the event when it is sent
-  { withoutData: true },
-)
+})

@@ -14,7 +14,6 @@ import {
   testEndpoint,
   updateEndpoint,
 } from './endpoints'
-import './fan-out' // registers the fan-out consumer wherever endpoints are managed
 import {
   Delivery,
   DeliveryParams,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { DELIVERY_STATUSES } from '../db/schema/webhooks'
-import { EVENT_TYPES } from '../events/types'
+import { EVENT_TYPES } from '../shared/event-types'
 import { Id, ShortId } from '../shared/ids'
 import { MetadataIn, MetadataOut } from '../shared/metadata'
 import { PageQuery } from '../shared/pagination'

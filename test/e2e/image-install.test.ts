@@ -124,7 +124,7 @@ describe('production image (Dockerfile), replayed without Docker', () => {
       'bin/serve',
       'src/app.ts',
       'src/db/migrations/meta/_journal.json',
-      'jobs/index.ts',
+      'src/features.ts',
       'scripts/cli/index.ts',
       'scripts/reindex-if-empty.ts',
       'node_modules/.bin/bun',

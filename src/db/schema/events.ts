@@ -1,10 +1,10 @@
 import { index, jsonb, pgTable, primaryKey, timestamp, uuid, varchar } from 'drizzle-orm/pg-core'
-import type { EventType } from '../../events/types'
+import type { EventType } from '../../shared/event-types'
 import { created, id } from './columns'
 
 /**
  * Transactional outbox: one row per domain event, written in the transaction of the change that
- * causes it together with its dispatch job (src/events/emit.ts). Nothing polls this table: the
+ * causes it together with its dispatch job (src/events/outbox.ts). Nothing polls this table: the
  * dispatch job hands each event to its consumers (`created` is the transaction's start, not its
  * commit order, so reading by time would lose events).
  */

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, pgTable, text, uuid, varchar } from 'drizzle-orm/pg-core'
-import type { EventType } from '../../events/types'
+import type { EventType } from '../../shared/event-types'
 import { organizations } from './accounts'
 import { at, created, id, metadata } from './columns'
 import { events } from './events'

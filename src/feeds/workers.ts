@@ -1,14 +1,14 @@
 import type { Job } from 'pg-boss'
-import { config } from '../src/config'
-import { db } from '../src/db/client'
-import { transaction } from '../src/db/tx'
-import { writeChunk } from '../src/feeds/chunks'
-import { chunkQueue, deadChunkQueue, deadImportQueue, importQueue, scheduledImportQueue } from '../src/feeds/queues'
-import { failRun } from '../src/feeds/runs'
-import { startScheduledImport } from '../src/feeds/scheduled'
-import { feedSchedules, type ScheduledImport } from '../src/feeds/schedules'
-import { splitRun } from '../src/feeds/split'
-import { type Binding, failingOnLastAttempt } from './binding'
+import { config } from '../config'
+import { db } from '../db/client'
+import { transaction } from '../db/tx'
+import { bind, failingOnLastAttempt } from '../runtime/workers'
+import { writeChunk } from './chunks'
+import { chunkQueue, deadChunkQueue, deadImportQueue, importQueue, scheduledImportQueue } from './queues'
+import { failRun } from './runs'
+import { startScheduledImport } from './scheduled'
+import { feedSchedules } from './schedules'
+import { splitRun } from './split'
 
 const failRunOf = (job: Job<{ runId: string }>) => (reason: string) => failRun(db, job.data.runId, reason)
 
@@ -17,14 +17,14 @@ const failRunOf = (job: Job<{ runId: string }>) => (reason: string) => failRun(d
  * one at a time across all processes, so its queued runs wait for each other, not the other
  * runners'; each process reads up to FEED_IMPORT_CONCURRENCY files (of as many runners) at once.
  */
-export const feedsImport: Binding = {
-  queue: importQueue,
-  work: { pollingIntervalSeconds: 1, localConcurrency: config.FEED_IMPORT_CONCURRENCY, groupConcurrency: 1 },
-  handle: async (jobs: Job<{ runId: string }>[]) => {
+export const importWorker = bind(
+  importQueue,
+  async (jobs) => {
     for (const job of jobs)
       await failingOnLastAttempt(job, importQueue, failRunOf(job), 'reading the file', () => splitRun(job.data.runId))
   },
-}
+  { work: { pollingIntervalSeconds: 1, localConcurrency: config.FEED_IMPORT_CONCURRENCY, groupConcurrency: 1 } },
+)
 
 /**
  * Chunks of one runner written at once across all processes: by default a process's every slot, so
@@ -32,14 +32,9 @@ export const feedsImport: Binding = {
  */
 const chunksPerRunner = config.FEED_CHUNKS_PER_ORGANIZATION ?? config.FEED_CHUNK_CONCURRENCY
 
-export const feedsChunk: Binding = {
-  queue: chunkQueue,
-  work: {
-    pollingIntervalSeconds: 1,
-    localConcurrency: config.FEED_CHUNK_CONCURRENCY,
-    groupConcurrency: chunksPerRunner,
-  },
-  handle: async (jobs: Job<{ runId: string; chunk: number }>[]) => {
+export const chunkWorker = bind(
+  chunkQueue,
+  async (jobs) => {
     for (const job of jobs)
       await failingOnLastAttempt(job, chunkQueue, failRunOf(job), `chunk ${job.data.chunk}`, () =>
         transaction((tx) => writeChunk(tx, job.data.runId, job.data.chunk)),
@@ -49,26 +44,31 @@ export const feedsChunk: Binding = {
     // live size. Left to its own pace, the process grew to 500 MB on a 1M-row import.
     Bun.gc(false)
   },
-}
+  {
+    work: {
+      pollingIntervalSeconds: 1,
+      localConcurrency: config.FEED_CHUNK_CONCURRENCY,
+      groupConcurrency: chunksPerRunner,
+    },
+  },
+)
 
-export const feedsScheduled: Binding = {
-  queue: scheduledImportQueue,
-  schedules: feedSchedules,
-  work: { pollingIntervalSeconds: 2 },
-  handle: async (jobs: Job<ScheduledImport>[]) => {
+export const scheduledWorker = bind(
+  scheduledImportQueue,
+  async (jobs) => {
     for (const job of jobs) await startScheduledImport(job.data)
   },
-}
+  { schedules: feedSchedules, work: { pollingIntervalSeconds: 2 } },
+)
 
 /**
  * A chunk or a file read whose every attempt failed without the handler seeing its last one (the
  * worker was killed, or its heartbeat lost): pg-boss moves it to the dead-letter queue, and its run
  * fails here, so no run stays `running` with nothing in flight. A run already failed keeps its reason.
  */
-export const feedsDeadChunk: Binding = {
-  queue: deadChunkQueue,
-  work: { pollingIntervalSeconds: 2 },
-  handle: async (jobs: Job<{ runId: string; chunk: number }>[]) => {
+export const deadChunkWorker = bind(
+  deadChunkQueue,
+  async (jobs) => {
     for (const job of jobs)
       await failRun(
         db,
@@ -76,12 +76,12 @@ export const feedsDeadChunk: Binding = {
         `chunk ${job.data.chunk} was not written after ${1 + (chunkQueue.options.retryLimit ?? 0)} attempts (its worker stopped or the database failed each time)`,
       )
   },
-}
+  { work: { pollingIntervalSeconds: 2 } },
+)
 
-export const feedsDeadImport: Binding = {
-  queue: deadImportQueue,
-  work: { pollingIntervalSeconds: 2 },
-  handle: async (jobs: Job<{ runId: string }>[]) => {
+export const deadImportWorker = bind(
+  deadImportQueue,
+  async (jobs) => {
     for (const job of jobs)
       await failRun(
         db,
@@ -89,4 +89,5 @@ export const feedsDeadImport: Binding = {
         `the file was not read after ${1 + (importQueue.options.retryLimit ?? 0)} attempts (its worker stopped or the database failed each time)`,
       )
   },
-}
+  { work: { pollingIntervalSeconds: 2 } },
+)

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto'
+import { getTableColumns, sql } from 'drizzle-orm'
+import { db } from '../db/client'
+import { arrayParam } from '../db/params'
+import type { QueueDef } from '../db/queues'
+import { events } from '../db/schema'
+import type { Tx } from '../db/tx'
+import type { EventJobData } from './queues'
+import { type DomainEvent, type EventRef, type EventType, storedEvent } from './types'
+
+/**
+ * A subscriber of committed events: a value its feature lists (src/<feature>/index.ts), never a
+ * registry entry made by importing a file. Its name is its queue's name, and the key under which
+ * the events it has handled are recorded (event_consumptions.consumer).
+ */
+export type Subscriber = {
+  name: string
+  events: readonly EventType[]
+  queue: QueueDef<EventJobData>
+  /** the handler reads each event's `data` (else it is given `{}`, and the body is never read) */
+  withData: boolean
+  /** Handles several events in one transaction (in commit-independent order: by creation time). */
+  handle: (tx: Tx, events: DomainEvent[]) => Promise<void>
+}
+
+/**
+ * A subscriber that reads the events' bodies: the handler gets each event typed by the map of
+ * src/events/types.ts (a `product.updated` carries a product resource). Its transaction also
+ * records the events as handled: its writes and that record commit together, so it sees each
+ * event once per success. A fetched batch that fails is retried one event at a time.
+ */
+export function subscriber<const T extends EventType>(def: {
+  queue: QueueDef<EventJobData>
+  events: readonly T[]
+  handle: (tx: Tx, events: DomainEvent<T>[]) => Promise<void>
+}): Subscriber {
+  const { queue, events: types, handle } = def
+  // dispatch sends a subscriber only the types it lists (dispatchEvents): its events are of T
+  return {
+    name: queue.name,
+    events: types,
+    queue,
+    withData: true,
+    handle: (tx, list) => handle(tx, list as DomainEvent<T>[]),
+  }
+}
+
+/** A subscriber that needs only the events' ids, types and subjects: their bodies are never read. */
+export function refSubscriber<const T extends EventType>(def: {
+  queue: QueueDef<EventJobData>
+  events: readonly T[]
+  handle: (tx: Tx, events: EventRef<T>[]) => Promise<void>
+}): Subscriber {
+  const { queue, events: types, handle } = def
+  return {
+    name: queue.name,
+    events: types,
+    queue,
+    withData: false,
+    handle: (tx, list) => handle(tx, list as EventRef[] as EventRef<T>[]),
+  }
+}
+
+/** A UUID fixed by subscriber and dispatch job: the subscriber's job for a batch is sent at most once. */
+function jobId(subscriber: string, dispatchJobId: string) {
+  const h = createHash('sha256').update(`${subscriber}\0${dispatchJobId}`).digest('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+/** One dispatch job: its id and the events it carries. */
+export type DispatchBatch = { id: string; eventIds: string[] }
+
+/**
+ * Dispatch: for each batch, one job per interested subscriber carrying the batch's events of its
+ * types (idempotent: the job id is fixed by subscriber and batch).
+ */
+export async function dispatchEvents(subscribers: readonly Subscriber[], batches: DispatchBatch[]) {
+  const rows = await db
+    .select({ id: events.id, eventType: events.eventType })
+    .from(events)
+    .where(
+      sql`${events.id} = any(${arrayParam(
+        batches.flatMap((b) => b.eventIds),
+        'uuid',
+      )})`,
+    )
+  const typeOf = new Map(rows.map((r) => [r.id, r.eventType]))
+  for (const s of subscribers) {
+    const types = new Set<string>(s.events)
+    const jobs = batches.flatMap((batch) => {
+      const mine = batch.eventIds.filter((id) => types.has(typeOf.get(id)!))
+      return mine.length ? [{ id: jobId(s.name, batch.id), data: { eventIds: mine } }] : []
+    })
+    await s.queue.insert(db, jobs)
+  }
+}
+
+/** Runs a subscriber on the events it has not yet succeeded on, in one transaction; returns how many ran. */
+export function consumeEvents(s: Subscriber, eventIds: string[]): Promise<number> {
+  return db.transaction(async (tx) => {
+    const fresh = await tx.execute<{ event_id: string }>(sql`insert into event_consumptions (consumer, event_id)
+      select ${s.name}, id from unnest(${arrayParam(eventIds, 'uuid')}) as e(id)
+      on conflict do nothing returning event_id`)
+    if (fresh.rows.length === 0) return 0
+    // an event's body is its largest part: a feed chunk's thousands of resources
+    const rows = await tx
+      .select({
+        ...getTableColumns(events),
+        ...(s.withData ? {} : { data: sql<Record<string, unknown>>`'{}'::jsonb` }),
+      })
+      .from(events)
+      .where(
+        sql`${events.id} = any(${arrayParam(
+          fresh.rows.map((r) => r.event_id),
+          'uuid',
+        )})`,
+      )
+      .orderBy(events.created, events.id)
+    if (rows.length) await s.handle(tx, rows.map(storedEvent))
+    return rows.length
+  })
+}
