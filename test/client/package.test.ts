@@ -18,11 +18,15 @@ describe('the package entry point', () => {
 
   test('the client puts back exactly the trailing slashes of the routes that have one', () => {
     const routes = [...new Set(createApp().routes.map((r) => r.path))]
-    expect([...TRAILING_SLASH_ROUTES].sort()).toEqual(routes.filter((p) => p.endsWith('/')).sort())
+    // a route served in both forms (the public resolver's, as GS1 asks) needs no slash put back
+    const slashOnly = routes.filter((p) => p.endsWith('/') && !routes.includes(p.slice(0, -1)))
+    expect([...TRAILING_SLASH_ROUTES].sort()).toEqual(slashOnly.sort())
     const sample = (path: string) => `http://h.test${path.replace(/:[^/]+/g, 'Ab3')}`
     for (const path of routes) {
       const url = sample(path)
-      if (path.endsWith('/')) expect(withTrailingSlash(url.slice(0, -1)), path).toBe(url)
+      if (slashOnly.includes(path)) expect(withTrailingSlash(url.slice(0, -1)), path).toBe(url)
+      else if (path.endsWith('/'))
+        continue // served in both forms
       else expect(withTrailingSlash(url), path).toBe(url)
     }
   })
