@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { arrayParam, unnestRows } from '../db/params'
+import { arrayParam } from '../db/params'
 import { productCandidates, products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
@@ -132,17 +132,15 @@ export async function writeSourceRecords(
   const statements = stated.flatMap((r) => {
     const values = valuesOf(r)
     return values.length
-      ? [{ productId: ids.get(r.gtin14)!, fields: Object.fromEntries(values.map((v) => [v.field, v.value])) }]
+      ? [{ product_id: ids.get(r.gtin14)!, fields: Object.fromEntries(values.map((v) => [v.field, v.value])) }]
       : []
   })
-  // one statement of column arrays: parameters are few, whatever the number of rows
+  // one statement whose rows travel as one JSON document (serialised natively; an array of JSON
+  // texts is escaped character by character)
   if (statements.length)
     await tx.execute(sql`insert into product_candidates (product_id, fields, source, confidence, contributor_id, scope, created)
-      select product_id, fields, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, ${scope}::uuid, now()
-      from ${unnestRows(statements, 'c', {
-        product_id: ['uuid', (c) => c.productId],
-        fields: ['jsonb', (c) => JSON.stringify(c.fields)],
-      })}`)
+      select c.product_id, c.fields, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, ${scope}::uuid, now()
+      from json_to_recordset(${JSON.stringify(statements)}::json) as c(product_id uuid, fields jsonb)`)
   return { ids, created }
 }
 

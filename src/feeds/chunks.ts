@@ -2,7 +2,6 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import { promoteProducts } from '../catalog/promotion'
 import { writeSourceRecords } from '../catalog/source-writes'
 import { db } from '../db/client'
-import { unnestRows } from '../db/params'
 import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { sampleOf } from '../shared/text-records'
@@ -261,14 +260,16 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promi
         (source, scope, contributor_id, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
       select ${source}, ${scope}::uuid, ${runner}::uuid, key, gtin, product_id, content_hash, version, reading,
         ${runId}::uuid, ${run.full ? runId : null}::uuid
-      from ${unnestRows(changed, 'r', {
-        key: ['text', (r) => r.key],
-        gtin: ['text', (r) => r.gtin14],
-        product_id: ['uuid', (r) => ids.get(r.gtin14)!],
-        content_hash: ['text', (r) => r.hash],
-        version: ['int8', (r) => r.version],
-        reading: ['text', (r) => r.reading],
-      })}
+      from json_to_recordset(${JSON.stringify(
+        changed.map((r) => ({
+          key: r.key,
+          gtin: r.gtin14,
+          product_id: ids.get(r.gtin14)!,
+          content_hash: r.hash,
+          version: r.version,
+          reading: r.reading,
+        })),
+      )}::json) as r(key text, gtin text, product_id uuid, content_hash text, version int8, reading text)
       on conflict (source, scope, contributor_id, key) do update set
         gtin = excluded.gtin, product_id = excluded.product_id, content_hash = excluded.content_hash,
         version = excluded.version, reading = excluded.reading, last_run_id = excluded.last_run_id,
