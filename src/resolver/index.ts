@@ -2,8 +2,8 @@
 // an in-memory rule index that every process keeps in step through the announce subscriber.
 import { defineFeature } from '../runtime/feature'
 import { announceQueue } from './queues'
-import { resolverRoutes, scanServeRoutes } from './resolver-routes'
-import { ruleRoutes } from './routes'
+import { resolverRoutes, scanServeRoutes } from './scan-routes'
+import { ruleRoutes } from './rule-routes'
 import { ruleIndex } from './rule-index'
 import { announceSubscriber } from './subscribers'
 
