@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# The whole suite; ends with the line "N passed, N failed" (CI reads it).
+# The test tiers (test/unit, test/integration, test/e2e; all three unless some are named, e.g.
+# `npm test -- unit` or `npm test -- test/integration/catalog`), run in parallel lanes by
+# scripts/test-run.ts, which prints each file's duration and ends with the line "N passed, N failed"
+# (CI reads it). TEST_LANES=1 runs one lane (the old serial run).
 # Beyond npm packages the tests use independent tools from Debian's packages: zbarimg (decodes
 # barcodes), pdftoppm and pdftotext (poppler), Ghostscript, and headless Chromium (renders /docs).
 # When one is missing and this runs as root with apt-get, it is installed here; otherwise the
@@ -28,11 +31,4 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-out=$(mktemp)
-./node_modules/.bin/bun test "$@" 2>&1 | tee "$out"
-rc=${PIPESTATUS[0]}
-passed=$(grep -E '^ *[0-9]+ pass$' "$out" | tail -1 | awk '{print $1}')
-failed=$(grep -E '^ *[0-9]+ fail$' "$out" | tail -1 | awk '{print $1}')
-rm -f "$out"
-echo "${passed:-0} passed, ${failed:-0} failed"
-exit "$rc"
+exec ./node_modules/.bin/bun scripts/test-run.ts "$@"

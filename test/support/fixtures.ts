@@ -1,6 +1,9 @@
 import { expect } from 'bun:test'
 import pg from 'pg'
+import { drained } from './eventually'
 import { databaseUrl, post } from './server'
+
+export { eventually } from './eventually'
 
 export const ADMIN = { 'x-admin-token': process.env.ADMIN_TOKEN ?? 'test-admin-token-0123456789' }
 export const ORGS = '/account/api/v1/organizations'
@@ -69,15 +72,7 @@ export async function tableCounts() {
  * Waits until the events committed so far have been handed to their consumers and consumed
  * (no event job due or running), so that a test comparing stored state sees no background write.
  */
-export async function eventsSettled(ms = 20_000) {
-  await eventually(async () => {
-    const [row] = await sql<{ n: number }>(
-      `select count(*)::int n from pgboss.job where name like 'events.%' and name not like '%.dead'
-         and (state = 'active' or (state in ('created', 'retry') and start_after <= now()))`,
-    )
-    return row!.n === 0 ? true : null
-  }, ms)
-}
+export const eventsSettled = (ms = 20_000) => drained(['events'], sql, { ms })
 
 export async function closeSql() {
   await client?.end()
@@ -140,17 +135,6 @@ export const PRODUCT_FIELDS = [
   'width',
   'width_uom',
 ]
-
-/** Polls `check` until it returns a value (not null), for work done by background jobs. */
-export async function eventually<T>(check: () => Promise<T | null>, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== null) return value
-    if (Date.now() > until) throw new Error('timed out waiting for background work')
-    await Bun.sleep(100)
-  }
-}
 
 /** The keys of a product row of catalog search (contract §5), sorted. */
 export const PRODUCT_ROW_KEYS = [

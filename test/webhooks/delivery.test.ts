@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import pg from 'pg'
 import { verifyWebhookSignature } from '../../src/webhooks/signature'
-import { ADMIN, eventually, PRODUCTS, uniqueGtin } from '../support/fixtures'
+import { eventually, pendingJobs } from '../support/eventually'
+import { ADMIN, PRODUCTS, uniqueGtin } from '../support/fixtures'
 import { ownDatabase } from '../support/own-database'
 import { startServer } from '../support/process'
 import { type Received, type Reply, startReceiver } from '../support/receiver'
@@ -85,8 +86,25 @@ const createProduct = async (key: string, productName = 'Hook Oats') => {
 const deliveries = async (key: string, endpointId: string) =>
   (await call('GET', `/webhooks/api/v1/deliveries/?endpoint_id=${endpointId}&page_size=100`, key)).json.data as any[]
 
-const until = <T>(check: () => Promise<T | false | null | undefined> | T | false | null | undefined, ms = 20_000) =>
-  eventually(async () => (await check()) || null, ms) as Promise<T>
+const until = eventually
+const query = async <T>(text: string, params: unknown[] = []) => (await db.query(text, params)).rows as T[]
+// every event dispatched and fanned out, no attempt in flight and none due within the schedule's
+// 2 s cap: what would still arrive has arrived (jobs counted again after the deliveries, as an
+// attempt may emit an event)
+const settled = () =>
+  eventually(
+    async () => (await pendingJobs(QUEUES, query)) + (await dueDeliveries()) + (await pendingJobs(QUEUES, query)) === 0,
+    20_000,
+    'webhook deliveries to settle',
+  )
+const QUEUES = ['events', 'webhooks']
+const dueDeliveries = async () =>
+  (
+    await query<{ n: number }>(
+      `select count(*)::int n from webhook_deliveries
+        where lease_until > now() or (job_token is not null and next_attempt_at <= now() + interval '2.5 seconds')`,
+    )
+  )[0]!.n
 
 describe('fan-out and signing', () => {
   test('each subscribed endpoint gets the event once, signed over the exact bytes sent', async () => {
@@ -121,7 +139,7 @@ describe('fan-out and signing', () => {
       return d?.status === 'succeeded' ? d : null
     })
     expect(delivered).toMatchObject({ event_type: 'product.created', attempts: 1, response_status: 200 })
-    await Bun.sleep(500)
+    await settled()
     expect(created.received.length).toBe(1)
     expect(updated.received.length).toBe(0)
     expect(nothing.received.length).toBe(0)
@@ -135,7 +153,7 @@ describe('fan-out and signing', () => {
     const paused = await endpoint(org.key, off.url, ['product.created'], { is_active: false })
     await createProduct(org.key)
     await until(() => on.received.length === 1)
-    await Bun.sleep(300)
+    await settled()
     expect(off.received).toEqual([])
     expect(await deliveries(org.key, paused.id)).toEqual([])
   }, 60_000)
@@ -244,7 +262,7 @@ describe('pause, resume and disabling', () => {
       200,
     )
     await createProduct(org.key) // fanned out while paused: no delivery
-    await Bun.sleep(1500)
+    await settled()
     expect(r.received.length).toBe(1)
     const waiting = await deliveries(org.key, ep.id)
     expect(waiting.map((d) => [d.status, d.attempts, d.next_attempt_at])).toEqual([['retrying', 1, null]])
@@ -282,7 +300,7 @@ describe('pause, resume and disabling', () => {
     const off = (await call('GET', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key)).json
     expect(off).toMatchObject({ is_active: false })
     expect(off.disabled_reason).toContain('120 hours')
-    await Bun.sleep(800)
+    await settled()
     expect(broken.received.length).toBe(1)
 
     healthy = true
@@ -358,7 +376,7 @@ describe('rotation, resend and recovery', () => {
       since: '2999-01-01T00:00:00Z',
     })
     expect(future.status).toBe(422)
-    await Bun.sleep(300)
+    await settled()
     expect(r.received.length).toBe(2)
   }, 60_000)
 })
