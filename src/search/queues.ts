@@ -8,11 +8,12 @@ import { defineQueue } from '../db/queues'
  * many waiting jobs at once and drains once for all of them; one finding the marks taken is done at
  * once. (`search.index`, the stately queue of earlier releases, is no longer sent to.)
  */
-export const searchIndexQueue = defineQueue<Record<string, never>>('search.documents', {
-  retryLimit: 10,
-  retryDelay: 5,
-  retryBackoff: true,
-})
+export const searchIndexQueue = defineQueue<Record<string, never>>(
+  'search.documents',
+  { retryLimit: 10, retryDelay: 5, retryBackoff: true },
+  // jobs left in the stately queue of earlier releases are drained by this worker, then it is retired
+  { formerly: ['search.index'] },
+)
 
 /** Waiting jobs a worker takes together (one drain for all of them). */
 export const DRAIN_JOBS_PER_FETCH = 100
