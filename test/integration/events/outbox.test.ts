@@ -1,0 +1,253 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { boss } from '../../../src/db/boss'
+import { db } from '../../../src/db/client'
+import { createQueue, type QueueOptions } from '../../../src/db/queues'
+import { transaction } from '../../../src/db/tx'
+import { emit } from '../../../src/events/outbox'
+import { subscriberQueue } from '../../../src/events/queues'
+import { dispatchEvents, type Subscriber, subscriber } from '../../../src/events/subscribers'
+import { type DomainEvent, eventBody, type NewEvent } from '../../../src/events/types'
+import { startWorker, subscriberWorker } from '../../../src/runtime'
+import { toShortId } from '../../../src/shared/ids'
+import { sql } from '../../support/fixtures'
+import { start } from '../../support/process'
+import { databaseUrl } from '../../support/server'
+
+// webhook.test events: no subscriber of the service's features takes them (the test operation
+// addresses its endpoint itself), so only this file's subscribers see these
+const event = (subjectId: string): NewEvent<'webhook.test'> => ({
+  eventType: 'webhook.test',
+  organizationId: null,
+  subjectId,
+  data: { endpoint_id: subjectId, message: 'outbox test' },
+})
+
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000) {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(100)
+  }
+}
+
+/**
+ * This file's subscribers: each has its queue and worker in this process. The service's dispatch
+ * worker knows only the features' subscribers (src/features.ts), so this file dispatches its
+ * committed events to these itself, as that worker does (dispatchEvents).
+ */
+const subscribers: Subscriber[] = []
+
+async function consumer(
+  name: string,
+  handle: (tx: unknown, e: DomainEvent<'webhook.test'>) => Promise<void>,
+  options: QueueOptions = {},
+) {
+  const s = subscriber({
+    queue: subscriberQueue(name, options),
+    events: ['webhook.test'],
+    handle: async (tx, events) => {
+      for (const e of events) await handle(tx, e)
+    },
+  })
+  await createQueue(s.queue)
+  await startWorker(boss, subscriberWorker(s))
+  subscribers.push(s)
+  return s
+}
+
+/** What the dispatch worker does with an emit's job, for this file's subscribers. */
+const dispatched = (ids: string[]) => dispatchEvents(subscribers, [{ id: ids[0]!, eventIds: ids }])
+
+const dispatchJobs = (id: string) =>
+  sql<{ n: number }>(`select count(*)::int n from pgboss.job where name = 'events.dispatch' and id = $1`, [id])
+
+describe('outbox: events and their dispatch commit with the change', () => {
+  test('one emit of several events is one dispatch job carrying them all', async () => {
+    const subject = crypto.randomUUID()
+    const ids = await transaction((tx) => emit(tx, event(subject), event(subject), event(subject)))
+    expect(ids).toHaveLength(3)
+    const jobs = await sql<{ id: string; data: { eventIds: string[] } }>(
+      `select id::text, data from pgboss.job where name = 'events.dispatch' and data->'eventIds' ? $1`,
+      [ids[1]],
+    )
+    expect(jobs).toEqual([{ id: ids[0]!, data: { eventIds: ids } }])
+    const stored = await sql<{ id: string }>('select id from events where subject_id = $1 order by id', [subject])
+    expect(stored.map((r) => r.id).sort()).toEqual([...ids].sort())
+  })
+
+  test('committed: the event and one dispatch job exist', async () => {
+    const subject = crypto.randomUUID()
+    const [id] = await transaction((tx) => emit(tx, event(subject)))
+    expect((await sql('select event_type, subject_id from events where id = $1', [id]))[0]).toEqual({
+      event_type: 'webhook.test',
+      subject_id: subject,
+    })
+    expect((await dispatchJobs(id!))[0]!.n).toBe(1)
+  })
+
+  test('rolled back after emit: neither the event nor its dispatch exists', async () => {
+    const subject = crypto.randomUUID()
+    let emitted: string[] = []
+    const failing = transaction(async (tx) => {
+      emitted = await emit(tx, event(subject), event(subject))
+      throw new Error('the change failed after emitting')
+    })
+    expect(failing).rejects.toThrow('the change failed after emitting')
+    await failing.catch(() => {})
+    expect(emitted).toHaveLength(2)
+    expect(await sql('select id from events where subject_id = $1', [subject])).toEqual([])
+    for (const id of emitted) expect((await dispatchJobs(id))[0]!.n).toBe(0)
+  })
+})
+
+describe('consumers', () => {
+  test('a throwing consumer is retried, then dead-lettered, and does not hold up another', async () => {
+    const subject = crypto.randomUUID()
+    const seen: string[] = []
+    let body: ReturnType<typeof eventBody> | null = null
+    let attempts = 0
+    await consumer('test.steady', async (_tx, e) => {
+      if (e.subjectId !== subject) return
+      seen.push(e.id)
+      body = eventBody(e)
+    })
+    await consumer(
+      'test.failing',
+      async (_tx, e) => {
+        if (e.subjectId !== subject) return
+        attempts++
+        throw new Error('consumer bug')
+      },
+      { retryLimit: 2, retryDelay: 1, retryBackoff: false },
+    )
+    const [id] = await emit(db, event(subject))
+    await dispatched([id!])
+    await until('the steady consumer', () => seen.length === 1)
+    expect(seen).toEqual([id!])
+    // consumers get the committed event; its body is contract §7's
+    expect(Object.keys(body!)).toEqual(['id', 'event_type', 'created', 'organization_id', 'data'])
+    expect(body!).toMatchObject({ id: toShortId(id!), event_type: 'webhook.test', organization_id: null })
+    expect(body!.data).toEqual({ endpoint_id: subject, message: 'outbox test' })
+    const dead = () =>
+      sql<{ n: number }>(
+        `select count(*)::int n from pgboss.job where name = 'test.failing.dead' and data->'eventIds' ? $1`,
+        [id],
+      )
+    await until('the dead letter', async () => (await dead())[0]!.n === 1)
+    expect(attempts).toBe(3) // the first try and two retries
+    const consumed = await sql<{ consumer: string }>(
+      'select consumer from event_consumptions where event_id = $1 order by consumer',
+      [id],
+    )
+    expect(consumed.map((c) => c.consumer)).toEqual(['test.steady'])
+  }, 60_000)
+
+  test('a batch with one poisoned event: the others are consumed, the poisoned one alone is dead-lettered', async () => {
+    const subject = crypto.randomUUID()
+    const seen: string[] = []
+    let poisoned = ''
+    await consumer(
+      'test.batch-poison',
+      async (_tx, e) => {
+        if (e.subjectId !== subject) return
+        if (e.id === poisoned) throw new Error('poisoned event')
+        seen.push(e.id)
+      },
+      { retryLimit: 1, retryDelay: 1, retryBackoff: false },
+    )
+    const ids = await transaction(async (tx) => {
+      const list = await emit(tx, event(subject), event(subject), event(subject), event(subject))
+      poisoned = list[2]!
+      return list
+    })
+    await dispatched(ids)
+    const healthy = ids.filter((id) => id !== poisoned).sort()
+    // a batch that failed together was rolled back: its handler may have seen an event more than once
+    await until('the healthy events', () => healthy.every((id) => seen.includes(id)))
+    expect(seen).not.toContain(poisoned)
+    const dead = () =>
+      sql<{ n: number }>(
+        `select count(*)::int n from pgboss.job where name = 'test.batch-poison.dead' and data->'eventIds' ? $1`,
+        [poisoned],
+      )
+    await until('the dead letter', async () => (await dead())[0]!.n === 1)
+    const consumed = await sql<{ event_id: string }>(
+      `select event_id::text from event_consumptions where consumer = 'test.batch-poison' and event_id = any($1::uuid[])`,
+      [ids],
+    )
+    expect(consumed.map((c) => c.event_id).sort()).toEqual(healthy)
+  }, 60_000)
+
+  test('two consumers each see every one of 1,000 events emitted concurrently, once', async () => {
+    const subject = crypto.randomUUID()
+    const seen = { a: [] as string[], b: [] as string[] }
+    await consumer('test.all-a', async (_tx, e) => {
+      if (e.subjectId === subject) seen.a.push(e.id)
+    })
+    await consumer('test.all-b', async (_tx, e) => {
+      if (e.subjectId === subject) seen.b.push(e.id)
+    })
+    // 1,000 transactions, 64 in flight at once (four times the pool): concurrent enough for every race
+    // between emitters and consumers, without a thousand waiting on the pool's connect timeout (5 s),
+    // which a loaded machine exceeded
+    const ids: string[] = []
+    let left = 1000
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (left-- > 0) {
+          const one = await transaction((tx) => emit(tx, event(subject)))
+          await dispatched(one)
+          ids.push(...one)
+        }
+      }),
+    )
+    expect(new Set(ids).size).toBe(1000)
+    await until('both consumers', () => seen.a.length >= 1000 && seen.b.length >= 1000, 90_000)
+    await Bun.sleep(500) // a duplicate would arrive now
+    for (const list of [seen.a, seen.b]) {
+      expect(list).toHaveLength(1000)
+      expect(new Set(list)).toEqual(new Set(ids))
+    }
+  }, 120_000)
+})
+
+describe('crash safety', () => {
+  const name = `outbox_crash_${Date.now()}`
+  afterAll(() => sql(`drop database if exists ${name} with (force)`))
+
+  test('a worker killed mid-dispatch: after a restart every event reaches both consumers, once', async () => {
+    await sql(`create database ${name}`)
+    const url = new URL(databaseUrl)
+    url.pathname = `/${name}`
+    const pg = (await import('pg')).default
+    const own = new pg.Client({ connectionString: url.href })
+    await own.connect()
+    await own.query('create table test_event_log (consumer text not null, event_id uuid not null)')
+    const env = { DATABASE_URL: url.href, LOG_LEVEL: 'warn' }
+    const worker = ['test/support/event-worker.ts']
+    const first = start([process.execPath, ...worker], { ...env, EMIT: '1000' })
+    await until('the first worker to emit', () => first.output().includes('emitted'), 60_000)
+    first.kill('SIGKILL')
+    await first.exited
+    const logged = async () => (await own.query<{ n: number }>('select count(*)::int n from test_event_log')).rows[0]!.n
+    const atKill = await logged()
+    expect(atKill).toBeLessThan(2000) // killed before it had finished
+
+    const second = start([process.execPath, ...worker], env)
+    try {
+      await until('every event in the log after the restart', async () => (await logged()) >= 2000, 90_000)
+      await Bun.sleep(1000)
+      const { rows } = await own.query<{ consumer: string; n: number; events: number }>(
+        'select consumer, count(*)::int n, count(distinct event_id)::int events from test_event_log group by consumer order by consumer',
+      )
+      expect(rows).toEqual([
+        { consumer: 'crash.a', n: 1000, events: 1000 },
+        { consumer: 'crash.b', n: 1000, events: 1000 },
+      ])
+    } finally {
+      second.kill('SIGKILL')
+      await second.exited
+      await own.end()
+    }
+  }, 180_000)
+})

@@ -1,0 +1,382 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import pg from 'pg'
+import { verifyWebhookSignature } from '../../../src/webhooks/signature'
+import { eventually, pendingJobs } from '../../support/eventually'
+import { ADMIN, PRODUCTS, uniqueGtin } from '../../support/fixtures'
+import { ownDatabase } from '../../support/own-database'
+import { startServer } from '../../support/process'
+import { type Received, type Reply, startReceiver } from '../../support/receiver'
+
+// Deliveries to real receivers on loopback: the service runs in development mode (loopback and
+// http:// targets allowed) in its own process, on a database of its own, with the retry schedule
+// shortened to fractions of a second (its last step, 2 s, is the cap a Retry-After is held to)
+// and receivers given 5 s to answer.
+const database = ownDatabase('webhooks')
+let api = ''
+let server: Awaited<ReturnType<typeof startServer>>
+let db: pg.Client
+const receivers: ReturnType<typeof startReceiver>[] = []
+
+beforeAll(async () => {
+  await database.create()
+  server = await startServer({
+    DATABASE_URL: database.url,
+    APP_ENV: 'development',
+    NODE_ENV: 'development',
+    WEBHOOK_RETRY_SCHEDULE: '0.3,0.3,0.3,0.3,0.3,0.3,2',
+    WEBHOOK_TIMEOUT_SECONDS: '5',
+    ADMIN_TOKEN: ADMIN['x-admin-token'],
+    LOG_LEVEL: 'warn',
+  })
+  api = server.url
+  db = new pg.Client({ connectionString: database.url })
+  await db.connect()
+})
+
+afterAll(async () => {
+  for (const r of receivers) r.stop()
+  server?.kill('SIGTERM')
+  await server?.exited
+  await db?.end()
+  await database.drop()
+})
+
+async function call(method: string, path: string, key?: string, body?: unknown) {
+  const res = await fetch(api + path, {
+    method,
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const text = await res.text()
+  return { status: res.status, json: text ? JSON.parse(text) : null }
+}
+
+async function organization() {
+  const res = await fetch(`${api}/account/api/v1/organizations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...ADMIN },
+    body: JSON.stringify({ name: 'Hooks Org', owner_email: `o${Date.now()}@hooks.test` }),
+  })
+  const json = (await res.json()) as any
+  return { id: json.organization.id as string, key: json.api_key.key as string }
+}
+
+function receiver(respond?: (req: Received, index: number) => Reply) {
+  const r = startReceiver(respond)
+  receivers.push(r)
+  return r
+}
+
+async function endpoint(key: string, target: string, eventTypes: string[], extra: Record<string, unknown> = {}) {
+  const res = await call('POST', '/webhooks/api/v1/endpoints/', key, {
+    url: `${target}/hook`,
+    event_types: eventTypes,
+    ...extra,
+  })
+  expect(res.status).toBe(201)
+  return res.json as { id: string; signing_secret: string }
+}
+
+const createProduct = async (key: string, productName = 'Hook Oats') => {
+  const res = await call('POST', PRODUCTS, key, { gtin: uniqueGtin(), product_name: productName })
+  expect(res.status).toBe(201)
+  return res.json
+}
+
+const deliveries = async (key: string, endpointId: string) =>
+  (await call('GET', `/webhooks/api/v1/deliveries/?endpoint_id=${endpointId}&page_size=100`, key)).json.data as any[]
+
+const until = eventually
+const query = async <T>(text: string, params: unknown[] = []) => (await db.query(text, params)).rows as T[]
+// every event dispatched and fanned out, no attempt in flight and none due within the schedule's
+// 2 s cap: what would still arrive has arrived (jobs counted again after the deliveries, as an
+// attempt may emit an event)
+const settled = () =>
+  eventually(
+    async () => (await pendingJobs(QUEUES, query)) + (await dueDeliveries()) + (await pendingJobs(QUEUES, query)) === 0,
+    20_000,
+    'webhook deliveries to settle',
+  )
+const QUEUES = ['events', 'webhooks']
+const dueDeliveries = async () =>
+  (
+    await query<{ n: number }>(
+      `select count(*)::int n from webhook_deliveries
+        where lease_until > now() or (job_token is not null and next_attempt_at <= now() + interval '2.5 seconds')`,
+    )
+  )[0]!.n
+
+describe('fan-out and signing', () => {
+  test('each subscribed endpoint gets the event once, signed over the exact bytes sent', async () => {
+    const org = await organization()
+    const created = receiver()
+    const updated = receiver()
+    const nothing = receiver()
+    const a = await endpoint(org.key, created.url, ['product.created'])
+    await endpoint(org.key, updated.url, ['product.updated'])
+    await endpoint(org.key, nothing.url, [])
+    const product = await createProduct(org.key)
+    const [got] = await until(() => created.ofType('product.created').length > 0 && created.received)
+    expect(got!.event).toMatchObject({
+      event_type: 'product.created',
+      organization_id: org.id,
+      data: { gtin: product.gtin, product_name: 'Hook Oats' },
+    })
+    expect(got!.event.id).toMatch(/^[23456789A-HJ-NP-Za-km-z]{22}$/)
+    expect(Object.keys(got!.event).sort()).toEqual(['created', 'data', 'event_type', 'id', 'organization_id'])
+    expect(got!.headers['content-type']).toBe('application/json')
+    expect(got!.headers['x-service-event-id']).toBe(got!.event.id)
+    expect(got!.headers['x-service-event-type']).toBe('product.created')
+    expect(got!.headers['x-service-delivery-attempt']).toBe('1')
+    expect(got!.headers.host).toBe(new URL(created.url).host)
+    const signature = got!.headers['x-service-signature']!
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
+    expect(verifyWebhookSignature(a.signing_secret, signature, got!.body)).toBe(true)
+    expect(verifyWebhookSignature(a.signing_secret, signature, `${got!.body} `)).toBe(false)
+
+    const delivered = await until(async () => {
+      const [d] = await deliveries(org.key, a.id)
+      return d?.status === 'succeeded' ? d : null
+    })
+    expect(delivered).toMatchObject({ event_type: 'product.created', attempts: 1, response_status: 200 })
+    await settled()
+    expect(created.received.length).toBe(1)
+    expect(updated.received.length).toBe(0)
+    expect(nothing.received.length).toBe(0)
+  }, 60_000)
+
+  test('an endpoint created switched off gets no delivery', async () => {
+    const org = await organization()
+    const on = receiver()
+    const off = receiver()
+    await endpoint(org.key, on.url, ['product.created'])
+    const paused = await endpoint(org.key, off.url, ['product.created'], { is_active: false })
+    await createProduct(org.key)
+    await until(() => on.received.length === 1)
+    await settled()
+    expect(off.received).toEqual([])
+    expect(await deliveries(org.key, paused.id)).toEqual([])
+  }, 60_000)
+})
+
+describe('retries', () => {
+  test('a failing receiver is retried on the schedule, then the delivery is failed', async () => {
+    const org = await organization()
+    const failing = receiver(() => ({ status: 500 }))
+    const ep = await endpoint(org.key, failing.url, ['webhook.test'])
+    const test = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+    expect(test.status).toBe(202)
+    const failed = await until(async () => {
+      const [d] = await deliveries(org.key, ep.id)
+      return d?.status === 'failed' ? d : null
+    }, 30_000)
+    const d = failed
+    expect(d).toMatchObject({ attempts: 8, response_status: 500, next_attempt_at: null })
+    expect(d.attempt_log.map((a: any) => [a.attempt, a.response_status, a.error])).toEqual(
+      Array.from({ length: 8 }, (_, i) => [i + 1, 500, 'HTTP 500']),
+    )
+    expect(failing.received.map((r) => r.headers['x-service-delivery-attempt'])).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+    ])
+    expect(new Set(failing.received.map((r) => r.event.id)).size).toBe(1)
+    // the last gap is the schedule's 2 s step (±10 %), the others 0.3 s
+    const gaps = failing.received.slice(1).map((r, i) => r.at - failing.received[i]!.at)
+    expect(gaps[6]!).toBeGreaterThanOrEqual(1750)
+    for (const gap of gaps.slice(0, 6)) expect(gap).toBeGreaterThanOrEqual(250)
+  }, 60_000)
+
+  test('Retry-After on 503 is honoured, and capped at the longest step', async () => {
+    const org = await organization()
+    const busy = receiver((_req, i) => (i === 0 ? { status: 503, headers: { 'retry-after': '1' } } : {}))
+    const capped = receiver((_req, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '3600' } } : {}))
+    for (const r of [busy, capped]) {
+      const ep = await endpoint(org.key, r.url, ['webhook.test'])
+      await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+    }
+    await until(() => busy.received.length === 2 && capped.received.length === 2, 15_000)
+    const gap = (r: typeof busy) => r.received[1]!.at - r.received[0]!.at
+    expect(gap(busy)).toBeGreaterThanOrEqual(950)
+    expect(gap(busy)).toBeLessThan(1900)
+    expect(gap(capped)).toBeGreaterThanOrEqual(1950)
+    expect(gap(capped)).toBeLessThan(4000)
+  }, 60_000)
+
+  test('a redirect is not followed and a receiver that does not answer in time is retried', async () => {
+    const org = await organization()
+    const elsewhere = receiver()
+    const moved = receiver((_req, i) =>
+      i === 0 ? { status: 307, headers: { location: `${elsewhere.url}/hook` } } : {},
+    )
+    const silent = receiver((_req, i) => (i === 0 ? { delayMs: 7000 } : {}))
+    const a = await endpoint(org.key, moved.url, ['webhook.test'])
+    const b = await endpoint(org.key, silent.url, ['webhook.test'])
+    for (const ep of [a, b]) await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+    const settled = async (id: string) => {
+      const [d] = await deliveries(org.key, id)
+      return d?.status === 'succeeded' ? d : null
+    }
+    const redirected = await until(() => settled(a.id))
+    expect(redirected.attempt_log.map((x: any) => [x.response_status, x.error])).toEqual([
+      [307, 'HTTP 307'],
+      [200, null],
+    ])
+    expect(elsewhere.received).toEqual([])
+    const timedOut = await until(() => settled(b.id), 20_000)
+    expect(timedOut.attempt_log[0]).toMatchObject({ response_status: null, error: 'timed out after 5 s' })
+    expect(timedOut.attempt_log[0].latency_ms).toBeGreaterThanOrEqual(4900)
+    expect(timedOut.attempts).toBe(2)
+  }, 60_000)
+
+  test('a slow endpoint holds at most 10 deliveries in flight and does not delay another', async () => {
+    const org = await organization()
+    const slow = receiver(() => ({ delayMs: 3000 }))
+    const fast = receiver()
+    await endpoint(org.key, slow.url, ['product.created'])
+    await endpoint(org.key, fast.url, ['product.created'])
+    const started = Date.now()
+    await Promise.all(Array.from({ length: 25 }, () => createProduct(org.key)))
+    await until(() => fast.received.length === 25)
+    // every fast delivery arrived while the slow receiver was still on its first ten
+    expect(Date.now() - started).toBeLessThan(2900)
+    await until(() => slow.received.length === 25, 30_000)
+    expect(slow.maxInFlight()).toBe(10)
+  }, 60_000)
+})
+
+describe('pause, resume and disabling', () => {
+  test('deliveries queued when an endpoint is paused wait, and go out when it is switched on', async () => {
+    const org = await organization()
+    const r = receiver((_req, i) => ({ status: i === 0 ? 500 : 200 }))
+    const ep = await endpoint(org.key, r.url, ['product.created'])
+    await createProduct(org.key)
+    await until(() => r.received.length === 1)
+    // paused before the retry 0.3 s later
+    expect((await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: false })).status).toBe(
+      200,
+    )
+    await createProduct(org.key) // fanned out while paused: no delivery
+    await settled()
+    expect(r.received.length).toBe(1)
+    const waiting = await deliveries(org.key, ep.id)
+    expect(waiting.map((d) => [d.status, d.attempts, d.next_attempt_at])).toEqual([['retrying', 1, null]])
+    expect((await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: true })).status).toBe(200)
+    await until(() => r.received.length === 2)
+    expect(r.received[1]!.event.id).toBe(r.received[0]!.event.id)
+    expect(r.received[1]!.headers['x-service-delivery-attempt']).toBe('2')
+    const [done] = await until(async () => {
+      const list = await deliveries(org.key, ep.id)
+      return list[0]?.status === 'succeeded' ? list : null
+    })
+    expect(done).toMatchObject({ attempts: 2, response_status: 200 })
+  }, 60_000)
+
+  test('an endpoint failing every delivery for 5 days is switched off, tells the others, and resumes when switched on', async () => {
+    const org = await organization()
+    let healthy = false
+    const broken = receiver(() => ({ status: healthy ? 204 : 500 }))
+    const watcher = receiver()
+    const ep = await endpoint(org.key, broken.url, ['product.created'])
+    const watch = await endpoint(org.key, watcher.url, ['webhook_endpoint.disabled'])
+    await db.query("update webhook_endpoints set failing_since = now() - interval '121 hours' where id = $1", [
+      (await db.query('select id from webhook_endpoints where signing_secret = $1', [ep.signing_secret])).rows[0].id,
+    ])
+    await createProduct(org.key)
+    const [notice] = await until(() => watcher.received.length > 0 && watcher.received)
+    expect(notice!.event).toMatchObject({
+      event_type: 'webhook_endpoint.disabled',
+      data: { id: ep.id, is_active: false },
+    })
+    expect(notice!.event.data.disabled_reason).toContain('every delivery failed since')
+    expect(verifyWebhookSignature(watch.signing_secret, notice!.headers['x-service-signature'], notice!.body)).toBe(
+      true,
+    )
+    const off = (await call('GET', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key)).json
+    expect(off).toMatchObject({ is_active: false })
+    expect(off.disabled_reason).toContain('120 hours')
+    await settled()
+    expect(broken.received.length).toBe(1)
+
+    healthy = true
+    const on = await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: true })
+    expect(on.json).toMatchObject({ is_active: true, disabled_reason: null })
+    await until(() => broken.received.length === 2)
+    const [d] = await until(async () => {
+      const list = await deliveries(org.key, ep.id)
+      return list[0]?.status === 'succeeded' ? list : null
+    })
+    expect(d).toMatchObject({ attempts: 2, response_status: 204 })
+    const [row] = (
+      await db.query('select failing_since from webhook_endpoints where signing_secret = $1', [ep.signing_secret])
+    ).rows
+    expect(row.failing_since).toBeNull()
+  }, 60_000)
+})
+
+describe('rotation, resend and recovery', () => {
+  test('after a rotation deliveries carry v1 with the new secret, then v1 and v1old with the previous one', async () => {
+    const org = await organization()
+    const r = receiver()
+    const ep = await endpoint(org.key, r.url, ['webhook.test'])
+    const rotated = (await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/rotate-secret/`, org.key)).json
+    await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+    const [got] = await until(() => r.received.length === 1 && r.received)
+    const header = got!.headers['x-service-signature']!
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=([0-9a-f]{64}),v1old=\1$/)
+    expect(verifyWebhookSignature(rotated.signing_secret, header, got!.body)).toBe(true)
+    expect(verifyWebhookSignature(ep.signing_secret, header, got!.body)).toBe(true)
+    const newOnly = header.replace(/,v1=[0-9a-f]{64},v1old=.*/, '')
+    expect(verifyWebhookSignature(ep.signing_secret, newOnly, got!.body)).toBe(false)
+    expect(got!.event).toMatchObject({ event_type: 'webhook.test', data: { endpoint_id: ep.id } })
+  }, 60_000)
+
+  test('resend queues the event again as a new delivery', async () => {
+    const org = await organization()
+    const r = receiver()
+    const ep = await endpoint(org.key, r.url, ['product.created'])
+    await createProduct(org.key)
+    const [first] = await until(async () => {
+      const list = await deliveries(org.key, ep.id)
+      return list[0]?.status === 'succeeded' ? list : null
+    })
+    const resent = await call('POST', `/webhooks/api/v1/deliveries/${first.id}/retry/`, org.key)
+    expect(resent.status).toBe(202)
+    expect(resent.json).toMatchObject({ event_id: first.event_id, endpoint_id: ep.id, status: 'pending', attempts: 0 })
+    expect(resent.json.id).not.toBe(first.id)
+    await until(() => r.received.length === 2)
+    expect(r.received[1]!.event.id).toBe(r.received[0]!.event.id)
+  }, 60_000)
+
+  test('recover re-enqueues every subscribed event since a time, once each', async () => {
+    const org = await organization()
+    const before = receiver()
+    await endpoint(org.key, before.url, ['product.created'])
+    await createProduct(org.key, 'Before')
+    await until(() => before.received.length === 1)
+    const since = new Date().toISOString()
+    await Bun.sleep(20)
+    await Promise.all([createProduct(org.key, 'One'), createProduct(org.key, 'Two')])
+    await until(() => before.received.length === 3)
+    const r = receiver()
+    const ep = await endpoint(org.key, r.url, ['product.created', 'retailer.created'])
+    const res = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/recover/`, org.key, { since })
+    expect(res.status).toBe(202)
+    expect(res.json).toEqual({ endpoint_id: ep.id, since, queued: 2 })
+    await until(() => r.received.length === 2)
+    expect(r.received.map((x) => x.event.data.product_name).sort()).toEqual(['One', 'Two'])
+    const bad = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/recover/`, org.key, { since: 'yesterday' })
+    expect(bad.status).toBe(422)
+    const future = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/recover/`, org.key, {
+      since: '2999-01-01T00:00:00Z',
+    })
+    expect(future.status).toBe(422)
+    await settled()
+    expect(r.received.length).toBe(2)
+  }, 60_000)
+})
