@@ -32,6 +32,9 @@ export const importWorker = bind(
  */
 const chunksPerRunner = config.FEED_CHUNKS_PER_ORGANIZATION ?? config.FEED_CHUNK_CONCURRENCY
 
+/** The heap size past which a written chunk collects the garbage at once (its own and the splitter's). */
+const HEAP_COLLECT_BYTES = 160 * 1024 * 1024
+
 export const chunkWorker = bind(
   chunkQueue,
   async (jobs) => {
@@ -41,12 +44,16 @@ export const chunkWorker = bind(
       )
     // A chunk leaves tens of megabytes of garbage (its rows, statements and events), all dead once
     // it is written: a collection asked for now (concurrent, not a pause) keeps the heap near its
-    // live size. Left to its own pace, the process grew to 500 MB on a 1M-row import.
-    Bun.gc(false)
+    // live size. On a busy machine the concurrent collector falls behind (the heap of a 200,000-row
+    // import grew past 900 MB, nearly all of it garbage), so past HEAP_COLLECT_BYTES the chunk
+    // collects synchronously.
+    Bun.gc(process.memoryUsage().heapUsed > HEAP_COLLECT_BYTES)
   },
   {
     work: {
-      pollingIntervalSeconds: 1,
+      // pg-boss's shortest poll: a worker fetches again only a poll after its last fetch, so a
+      // chunk written in less than a poll leaves its slot idle the rest of it
+      pollingIntervalSeconds: 0.5,
       localConcurrency: config.FEED_CHUNK_CONCURRENCY,
       groupConcurrency: chunksPerRunner,
     },
@@ -66,28 +73,26 @@ export const scheduledWorker = bind(
  * worker was killed, or its heartbeat lost): pg-boss moves it to the dead-letter queue, and its run
  * fails here, so no run stays `running` with nothing in flight. A run already failed keeps its reason.
  */
-export const deadChunkWorker = bind(
-  deadChunkQueue,
-  async (jobs) => {
+/** Fails the run of each spent job: `what` names the job's work (a chunk, the file read). */
+const failingRuns =
+  <P extends { runId: string }>(what: (data: P) => string, attempts: number) =>
+  async (jobs: { data: P }[]) => {
     for (const job of jobs)
       await failRun(
         db,
         job.data.runId,
-        `chunk ${job.data.chunk} was not written after ${1 + (chunkQueue.options.retryLimit ?? 0)} attempts (its worker stopped or the database failed each time)`,
+        `${what(job.data)} after ${attempts} attempts (its worker stopped or the database failed each time)`,
       )
-  },
+  }
+
+export const deadChunkWorker = bind(
+  deadChunkQueue,
+  failingRuns((data) => `chunk ${data.chunk} was not written`, 1 + (chunkQueue.options.retryLimit ?? 0)),
   { work: { pollingIntervalSeconds: 2 } },
 )
 
 export const deadImportWorker = bind(
   deadImportQueue,
-  async (jobs) => {
-    for (const job of jobs)
-      await failRun(
-        db,
-        job.data.runId,
-        `the file was not read after ${1 + (importQueue.options.retryLimit ?? 0)} attempts (its worker stopped or the database failed each time)`,
-      )
-  },
+  failingRuns(() => 'the file was not read', 1 + (importQueue.options.retryLimit ?? 0)),
   { work: { pollingIntervalSeconds: 2 } },
 )
