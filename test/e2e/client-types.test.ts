@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../support/process'
 
-// `tsc --noEmit` on a small caller of the package (test/client/types/caller.ts): it passes as
+// `tsc --noEmit` on a small caller of the package (test/e2e/client-types/caller.ts): it passes as
 // written, and the same file without its `@ts-expect-error` lines fails on each misspelled field.
 const tsc = (project: string) => {
   const proc = Bun.spawn([join(ROOT, 'node_modules/.bin/tsc'), '-p', project], { cwd: ROOT, stdout: 'pipe' })

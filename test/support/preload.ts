@@ -8,7 +8,7 @@ import { join } from 'node:path'
 process.env.LOG_LEVEL ??= 'silent'
 process.env.ADMIN_TOKEN ??= 'test-admin-token-0123456789'
 process.env.NODE_ENV ??= 'test'
-// the main test server's anonymous search limit is out of the way; test/search/rate-limit.test.ts runs its own servers at 60
+// the main test server's anonymous search limit is out of the way; test/integration/search/rate-limit.test.ts runs its own servers at 60
 process.env.SEARCH_ANONYMOUS_PER_MINUTE ??= '1000000'
 process.env.RESOLVER_ANONYMOUS_PER_MINUTE ??= '1000000'
 // performance imports are cut into small chunks so a test file of a few hundred rows has several

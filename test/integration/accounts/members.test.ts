@@ -214,7 +214,7 @@ describe('members (spec #4)', () => {
     expect(cleared.json.user_metadata).toEqual({})
 
     const owner = (await get(`${membersOf(org)}?role=owner`, org.key)).json.data[0]
-    // contract §4: no key demotes or removes the owner (test/security/members.test.ts has the rest)
+    // contract §4: no key demotes or removes the owner (test/integration/security/members.test.ts has the rest)
     expectProblem(await patch(`${membersOf(org)}/${owner.id}`, { role: 'viewer' }, org.key), 403, 'forbidden')
     expectProblem(await del(`${membersOf(org)}/${owner.id}`, org.key), 403, 'forbidden')
     // once ownership has passed (the owner's request, carried out with the admin token), the first is a member like any other

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../../support/process'
 
-// `tsc --noEmit` on test/events/types/emitter.ts, which emits and subscribes through the event map:
+// `tsc --noEmit` on test/integration/events/types/emitter.ts, which emits and subscribes through the event map:
 // it passes as written, and the same file without its `@ts-expect-error` lines fails once per
 // mismatched payload (two emits, one subscriber reading a field its events do not carry).
 const tsc = (project: string) => {
@@ -20,7 +20,7 @@ describe('typed events', () => {
       .split('\n')
       .filter((line) => !line.includes('@ts-expect-error'))
       .join('\n')
-      .replaceAll("'../../../src/", `'${join(ROOT, 'src')}/`)
+      .replaceAll("'../../../../src/", `'${join(ROOT, 'src')}/`)
     expect(unguarded).not.toBe(source)
     writeFileSync(join(dir, 'emitter.ts'), unguarded)
     writeFileSync(

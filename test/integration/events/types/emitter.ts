@@ -1,4 +1,4 @@
-// Type-checked by test/events/typed-events.test.ts: emitters and subscribers against the event map
+// Type-checked by test/integration/events/typed-events.test.ts: emitters and subscribers against the event map
 // (src/events/types.ts). Each `@ts-expect-error` line is a payload mismatch tsc must catch.
 import type { Tx } from '../../../../src/db/tx'
 import { emit } from '../../../../src/events/outbox'
