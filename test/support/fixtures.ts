@@ -1,5 +1,6 @@
 import { expect } from 'bun:test'
 import pg from 'pg'
+import { features } from '../../src/features'
 import { drained } from './eventually'
 import { databaseUrl, post } from './server'
 
@@ -72,7 +73,12 @@ export async function tableCounts() {
  * Waits until the events committed so far have been handed to their consumers and consumed
  * (no event job due or running), so that a test comparing stored state sees no background write.
  */
-export const eventsSettled = (ms = 20_000) => drained(['events'], sql, { ms })
+/** The queues committed events go through: dispatch, then each feature's subscriber. */
+const EVENT_QUEUES = [
+  'events',
+  ...features.flatMap((f) => ('subscribers' in f ? (f.subscribers ?? []).map((s) => s.queue.name) : [])),
+]
+export const eventsSettled = (ms = 20_000) => drained(EVENT_QUEUES, sql, { ms })
 
 export async function closeSql() {
   await client?.end()

@@ -234,7 +234,12 @@ describe('the jobs that read uploads bound what they read', () => {
     expect(run.error).toContain('100:1')
     expect(run.error).toContain('decompression bomb')
     expect(run.counts).toMatchObject({ read: 0, created: 0, updated: 0 })
-    expect(await tableCounts()).toEqual(before)
+    // the catalog is unchanged; the one event is the run's own end, to the organization that started it
+    expect(await tableCounts()).toEqual({ ...before, events: (before.events ?? 0) + 1 })
+    const [ended] = await sql<{ event_type: string }>('select event_type from events where subject_id = $1', [
+      parseId(run.id),
+    ])
+    expect(ended).toEqual({ event_type: 'feed_run.failed' })
     expect((await storedRuns(org.id)).parts).toBe(0)
   }, 60_000)
 
