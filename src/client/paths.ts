@@ -1,7 +1,7 @@
 /**
  * The routes whose path ends in '/' (contract §2). Eden Treaty builds paths from property names
  * and so drops that slash; the client puts it back instead of paying the server's 308 redirect.
- * test/client/paths.test.ts checks this list against the app's routes.
+ * test/integration/client/package.test.ts checks this list against the app's routes.
  */
 export const TRAILING_SLASH_ROUTES = [
   '/products/api/v1/barcode/',
