@@ -7,11 +7,17 @@
 // per second from the first commit to the last receipt (target 500/s).
 // The floor, in the same run: the same signed-size POSTs sent straight to the receiver with fetch
 // at the service's concurrency (10 per endpoint), no database in between.
+
+import { readFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { startBenchServer } from './server'
+import { cpuSecondsOf, startBenchServer } from './server'
 
 const { values } = parseArgs({
-  options: { events: { type: 'string', default: '10000' }, rate: { type: 'string', default: '500' } },
+  options: {
+    events: { type: 'string', default: '10000' },
+    rate: { type: 'string', default: '500' },
+  },
 })
 const EVENTS = Number(values.events)
 const RATE = Number(values.rate)
@@ -46,6 +52,38 @@ for (let i = 0; i < ENDPOINTS; i++) {
   const orgId = parseId(organization.id)!
   await createEndpoint(db, orgId, { url: target, event_types: ['product.recalled'] }, { development: true })
   orgs.push(orgId)
+}
+
+// PostgreSQL's CPU: the postmaster's own and its children's, live (backends) and reaped
+const { rows: dataDirRows } = await db.$client.query<{ setting: string }>(
+  "select setting from pg_settings where name = 'data_directory'",
+)
+const postmaster = Number(readFileSync(`${dataDirRows[0]!.setting}/postmaster.pid`, 'utf8').split('\n')[0])
+function postgresCpuSeconds() {
+  const reaped = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  let total = cpuSecondsOf(postmaster) + (Number(reaped[13]) + Number(reaped[14])) / 100
+  for (const child of readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').split(' '))
+    if (child.trim())
+      try {
+        total += cpuSecondsOf(Number(child))
+      } catch {
+        // the backend exited between the listing and the read; its time is counted as reaped next time
+      }
+  return total
+}
+/** CPU seconds each part used while `work` ran: the service, PostgreSQL, this process (emitter and receiver). */
+async function measured<T>(work: () => Promise<T>) {
+  const before = [bench.cpuSeconds(), postgresCpuSeconds(), process.cpuUsage()] as const
+  const result = await work()
+  const self = process.cpuUsage(before[2])
+  return {
+    result,
+    cpu: {
+      service: bench.cpuSeconds() - before[0],
+      postgres: postgresCpuSeconds() - before[1],
+      bench: (self.user + self.system) / 1e6,
+    },
+  }
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -129,7 +167,7 @@ async function floor(count: number) {
 console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints (receiver on loopback)`)
 await run('warm-up', 500, 0)
 const paced = await run(`paced ${RATE}/s`, EVENTS, RATE)
-const burst = await run('burst', EVENTS, 0)
+const { result: burst, cpu } = await measured(() => run('burst', EVENTS, 0))
 const servicePosts = posts
 const bare = await floor(EVENTS)
 
@@ -142,6 +180,13 @@ for (const r of [paced, burst])
 console.log(`${'floor (bare POST)'.padEnd(16)} ${''.padStart(8)}  ${fmt(bare)}`)
 console.log(
   `\ntargets: deliveries/s >= 500 (burst ${burst.deliveriesPerSecond >= 500 ? 'OK' : 'NO'}), p99 < 2000 ms at ${RATE}/s (${paced.p99 < 2000 ? 'OK' : 'NO'}); ${servicePosts} POSTs received for ${EVENTS * 2 + 500} events (more: redeliveries)`,
+)
+// CPU per delivery tells a change's cost apart from the machine's load, which moves the rates
+const perDelivery = (seconds: number) => `${((seconds / EVENTS) * 1e6).toFixed(0)} µs`
+console.log(
+  `burst CPU per delivery: service ${perDelivery(cpu.service)}, PostgreSQL ${perDelivery(cpu.postgres)}, bench (emitter and receiver) ${perDelivery(cpu.bench)}; load average ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ')}`,
 )
 const errors = (await Bun.file(bench.logFile).text()).split('\n').filter((l) => /"level":(50|60)/.test(l))
 if (errors.length) console.log(`${errors.length} errors in the server log, the first:\n${errors[0]}`)

@@ -31,7 +31,8 @@ beforeAll(async () => {
   api = server.url
   db = new pg.Client({ connectionString: database.url })
   await db.connect()
-})
+  // a service process of its own: its start takes seconds on a loaded machine
+}, 60_000)
 
 afterAll(async () => {
   for (const r of receivers) r.stop()
