@@ -6,6 +6,7 @@
 // A throwaway embedded PostgreSQL; HTTP load from wrk when installed (apt-get install wrk), else
 // from fetch in this process. Profiling: SERVER_PROFILE=1 writes a CPU profile of the server to
 // /tmp/prof; ONLY_LIST=1 runs the list alone (to profile just that).
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { startBenchServer } from './server'
 
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '64' },
     products: { type: 'string', default: '1000000' },
     'list-concurrency': { type: 'string', default: '8' },
+    keep: { type: 'string' },
   },
 })
 const SECONDS = Number(values.seconds)
@@ -22,7 +24,7 @@ const CONCURRENCY = Number(values.concurrency)
 const PRODUCTS = Number(values.products)
 const LIST_CONCURRENCY = Number(values['list-concurrency'])
 
-const bench = await startBenchServer()
+const bench = await startBenchServer(2, values.keep)
 const { base, database, config } = bench
 const { createOrganization } = await import('../../src/accounts/organizations')
 const { db } = await import('../../src/db/client')
@@ -31,9 +33,15 @@ const { parseId } = await import('../../src/shared/ids')
 const { haveWrk, measure, measureWithWrk, printTable } = await import('./load')
 const pg = (await import('pg')).default
 
-const { organization, api_key } = await createOrganization(db, { name: 'Bench', owner_email: 'bench@example.test' })
+// a kept database (--keep) already has the organizations of earlier runs
+const { organization, api_key } = await createOrganization(db, {
+  name: 'Bench',
+  owner_email: `bench-${Date.now()}@example.test`,
+})
 const orgId = parseId(organization.id)!
-for (let i = 0; i < 200; i++)
+// ONLY_PRODUCTS=1 runs the product list alone (with --keep, to profile or compare it quickly)
+const ONLY_PRODUCTS = Boolean(process.env.ONLY_PRODUCTS)
+for (let i = 0; i < (ONLY_PRODUCTS ? 0 : 200); i++)
   await createRetailer(
     db,
     orgId,
@@ -44,7 +52,7 @@ for (let i = 0; i < 200; i++)
 const listUrl = `${base}/retailers/api/v1/retailers?page_size=25`
 const headers = { 'x-api-key': api_key.key }
 const check = await fetch(listUrl, { headers })
-if (check.status !== 200 || ((await check.json()) as { data: unknown[] }).data.length !== 25)
+if (!ONLY_PRODUCTS && (check.status !== 200 || ((await check.json()) as { data: unknown[] }).data.length !== 25))
   throw new Error('list is not answering')
 
 // The list's own SQL, exactly as the route issues it, through a pool the size of the app's.
@@ -70,38 +78,48 @@ if (process.env.ONLY_LIST) {
   await bench.stop()
   process.exit(0)
 }
-await warm(noop)
-const bare = await http('GET /healthz (bare no-op route)', `${base}/healthz`, noop)
-await warm(list)
-const authed = await http('GET /retailers?page_size=25 (authenticated)', listUrl, list, headers)
-await warm(floor)
-const sqlFloor = await measure("list's SQL straight through pg", CONCURRENCY, SECONDS, floor)
-const floorUnnamed = () => floorPool.query({ text, values: params as unknown[] }).then((r) => r.rows.length === 25)
-const sqlUnnamed = await measure(
-  "list's SQL through pg, unnamed (parsed each time)",
-  CONCURRENCY,
-  SECONDS,
-  floorUnnamed,
-)
+if (!ONLY_PRODUCTS) await retailerList()
+async function retailerList() {
+  await warm(noop)
+  const bare = await http('GET /healthz (bare no-op route)', `${base}/healthz`, noop)
+  await warm(list)
+  const authed = await http('GET /retailers?page_size=25 (authenticated)', listUrl, list, headers)
+  await warm(floor)
+  const sqlFloor = await measure("list's SQL straight through pg", CONCURRENCY, SECONDS, floor)
+  const floorUnnamed = () => floorPool.query({ text, values: params as unknown[] }).then((r) => r.rows.length === 25)
+  const sqlUnnamed = await measure(
+    "list's SQL through pg, unnamed (parsed each time)",
+    CONCURRENCY,
+    SECONDS,
+    floorUnnamed,
+  )
 
-console.log(
-  `\nconcurrency ${CONCURRENCY}, ${SECONDS} s each, 200 retailers, server log level ${bench.logLevel}, HTTP load from ${wrk ? 'wrk (1 thread)' : 'fetch in this process (install wrk for a lighter client)'}, SQL load from pg in this process\n`,
-)
-printTable([bare, authed, sqlFloor, sqlUnnamed])
-console.log(`\nauthenticated list / SQL floor: ${((authed.rps / sqlFloor.rps) * 100).toFixed(1)}% (target >= 50%)`)
-console.log(`authenticated list / bare route: ${((authed.rps / bare.rps) * 100).toFixed(1)}%`)
-console.log(`authenticated list p99: ${authed.p99.toFixed(2)} ms (target < 25 ms)`)
+  console.log(
+    `\nconcurrency ${CONCURRENCY}, ${SECONDS} s each, 200 retailers, server log level ${bench.logLevel}, HTTP load from ${wrk ? 'wrk (1 thread)' : 'fetch in this process (install wrk for a lighter client)'}, SQL load from pg in this process\n`,
+  )
+  printTable([bare, authed, sqlFloor, sqlUnnamed])
+  console.log(`\nauthenticated list / SQL floor: ${((authed.rps / sqlFloor.rps) * 100).toFixed(1)}% (target >= 50%)`)
+  console.log(`authenticated list / bare route: ${((authed.rps / bare.rps) * 100).toFixed(1)}%`)
+  console.log(`authenticated list p99: ${authed.p99.toFixed(2)} ms (target < 25 ms)`)
+}
 
 // The product list at scale: PRODUCTS rows written straight in SQL (a feed import's end state; the
 // count triggers run as for any insert), then the unfiltered list, whose exact total must not cost
 // a count of every row.
 const seedStarted = performance.now()
-await floorPool.query(`insert into products (gtin, product_name, data_source)
-  select lpad((7000000000000 + n)::text, 14, '0'), 'Bench product ' || n, 'claimed'
-  from generate_series(1, ${PRODUCTS}) n`)
-await floorPool.query('vacuum analyze products')
+const held = Number((await floorPool.query('select count(*) as n from products')).rows[0].n)
+if (held < PRODUCTS) {
+  await floorPool.query(`insert into products (gtin, product_name, data_source)
+    select lpad((7000000000000 + n)::text, 14, '0'), 'Bench product ' || n, 'claimed'
+    from generate_series(${held + 1}, ${PRODUCTS}) n`)
+  await floorPool.query('vacuum analyze products')
+}
 const counted = Number((await floorPool.query('select count(*) as n from products')).rows[0].n)
-console.log(`\n${counted} products written in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`)
+console.log(
+  held < PRODUCTS
+    ? `\n${counted} products written in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`
+    : `\n${counted} products kept from an earlier run (--keep)`,
+)
 let pageNo = 0
 const productList = async () => {
   const page = 1 + (pageNo++ % 40)
@@ -110,13 +128,22 @@ const productList = async () => {
   return res.status === 200 && body.data.length === 25 && body.pagination.total_count === counted
 }
 await measure('warm-up', LIST_CONCURRENCY, 1, productList)
+const cpuBefore = [bench.cpuSeconds(), process.cpuUsage()] as const
 const atScale = await measure(
   `GET /products?page=1..40 at ${PRODUCTS} products`,
   LIST_CONCURRENCY,
   SECONDS,
   productList,
 )
+const benchCpu = process.cpuUsage(cpuBefore[1])
 printTable([atScale])
+// CPU per request tells the list's own cost apart from the machine's load, which moves the tail
+const perRequest = (seconds: number) => `${((seconds / atScale.requests) * 1e6).toFixed(0)} µs`
+console.log(
+  `CPU per request: server ${perRequest(bench.cpuSeconds() - cpuBefore[0])}, this process (client) ${perRequest((benchCpu.user + benchCpu.system) / 1e6)}; load average ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ')}`,
+)
 if (atScale.errors) console.log(`${atScale.errors} answers were not 200 with 25 rows and the exact total`)
 
 await floorPool.end()
