@@ -2,9 +2,9 @@
 // an in-memory rule index that every process keeps in step through the announce subscriber.
 import { defineFeature } from '../runtime/feature'
 import { announceQueue } from './queues'
-import { resolverRoutes, scanServeRoutes } from './scan-routes'
-import { ruleRoutes } from './rule-routes'
 import { ruleIndex } from './rule-index'
+import { ruleRoutes } from './rule-routes'
+import { resolverRoutes, scanServeRoutes } from './scan-routes'
 import { announceSubscriber } from './subscribers'
 
 export { storedUrl } from './rules'
