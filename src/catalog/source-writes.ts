@@ -132,15 +132,22 @@ export async function writeSourceRecords(
   const statements = stated.flatMap((r) => {
     const values = valuesOf(r)
     return values.length
-      ? [{ product_id: ids.get(r.gtin14)!, fields: Object.fromEntries(values.map((v) => [v.field, v.value])) }]
+      ? [
+          {
+            // time-ordered, as new products' ids (insertStatedProducts)
+            id: Bun.randomUUIDv7(),
+            product_id: ids.get(r.gtin14)!,
+            fields: Object.fromEntries(values.map((v) => [v.field, v.value])),
+          },
+        ]
       : []
   })
   // one statement whose rows travel as one JSON document (serialised natively; an array of JSON
   // texts is escaped character by character)
   if (statements.length)
-    await tx.execute(sql`insert into product_candidates (product_id, fields, source, confidence, contributor_id, scope, created)
-      select c.product_id, c.fields, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, ${scope}::uuid, now()
-      from json_to_recordset(${JSON.stringify(statements)}::json) as c(product_id uuid, fields jsonb)`)
+    await tx.execute(sql`insert into product_candidates (id, product_id, fields, source, confidence, contributor_id, scope, created)
+      select c.id, c.product_id, c.fields, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, ${scope}::uuid, now()
+      from json_to_recordset(${JSON.stringify(statements)}::json) as c(id uuid, product_id uuid, fields jsonb)`)
   return { ids, created }
 }
 
