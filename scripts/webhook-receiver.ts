@@ -6,7 +6,6 @@
 // (defaults from WEBHOOK_RECEIVER_PORT and CATALOG_URL when set)
 import { parseArgs } from 'node:util'
 import { verifyWebhookSignature } from 'gtin-catalog'
-import { EVENT_TYPES } from '../src/shared/event-types'
 
 const { values } = parseArgs({
   options: {
@@ -32,7 +31,23 @@ if (!(count >= 1)) {
   process.exit(2)
 }
 const api = values.api.replace(/\/$/, '')
-// every event type (an endpoint with an empty list would receive nothing)
+// every event an organization can receive; an endpoint with an empty list receives nothing
+const EVENT_TYPES = [
+  'webhook.test',
+  'product.created',
+  'product.updated',
+  'product.claimed',
+  'product.unclaimed',
+  'product.recalled',
+  'offer.updated',
+  'retailer.created',
+  'retailer.updated',
+  'resolution_rule.created',
+  'resolution_rule.updated',
+  'resolution_rule.deleted',
+  'feed_run.completed',
+  'feed_run.failed',
+]
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(`${api}/webhooks/api/v1${path}`, {
