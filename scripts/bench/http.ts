@@ -2,10 +2,11 @@
 // and the list's own SQL straight through `pg` (the database floor), each at concurrency 64; then
 // (issue 48) the unfiltered product list over 1,000,000 products, pages 1-40 in turn, at
 // --list-concurrency (default 8), its exact total_count checked against count(*).
-//   npm run bench:http -- [--seconds 10] [--concurrency 64] [--products 1000000] [--list-concurrency 8]
-// A throwaway embedded PostgreSQL; HTTP load from wrk when installed (apt-get install wrk), else
-// from fetch in this process. Profiling: SERVER_PROFILE=1 writes a CPU profile of the server to
-// /tmp/prof; ONLY_LIST=1 runs the list alone (to profile just that).
+//   npm run bench:http -- [--seconds 10] [--concurrency 64] [--products 1000000] [--list-concurrency 8] [--keep DIR]
+// A throwaway embedded PostgreSQL (`--keep DIR`: one kept in DIR, its products seeded once for later
+// runs); HTTP load from wrk when installed (apt-get install wrk), else from fetch in this process.
+// Profiling: SERVER_PROFILE=1 writes a CPU profile of the server to /tmp/prof; ONLY_LIST=1 runs the
+// retailer list alone, ONLY_PRODUCTS=1 the product list alone (to profile or compare just that).
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { startBenchServer } from './server'
