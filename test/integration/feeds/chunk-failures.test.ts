@@ -119,11 +119,16 @@ describe('a chunk that fails as a whole', () => {
     expect(run.counts.created).toBe(await productsIn(0, ROWS))
     expect(run.counts.created).toBeGreaterThanOrEqual(2 * CHUNK)
     expect(await productsIn(2 * CHUNK, 3 * CHUNK)).toBe(0)
-    const attempts = await db.query(
-      `select retry_count, state from pgboss.job where name = 'feeds.chunk' and data->>'runId' = $1 and data->>'chunk' = '3'`,
-      [(await db.query('select id from feed_runs order by created desc limit 1')).rows[0].id],
-    )
-    expect(attempts.rows).toEqual([{ retry_count: 2, state: 'failed' }])
+    // pg-boss records the job's last failure just after the handler failed the run
+    const runId = (await db.query('select id from feed_runs order by created desc limit 1')).rows[0].id
+    const attempts = await until(async () => {
+      const r = await db.query(
+        `select retry_count, state from pgboss.job where name = 'feeds.chunk' and data->>'runId' = $1 and data->>'chunk' = '3'`,
+        [runId],
+      )
+      return r.rows[0]?.state === 'failed' ? r.rows : null
+    }, 30_000)
+    expect(attempts).toEqual([{ retry_count: 2, state: 'failed' }])
     const running = await db.query(`select count(*)::int n from feed_runs where status in ('queued', 'running')`)
     expect(running.rows[0].n).toBe(0)
   }, 180_000)
