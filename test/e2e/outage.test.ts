@@ -97,20 +97,30 @@ describe('PostgreSQL down', () => {
         ['GET', `${ORGS}/${created.json.organization.id}/members`, key],
         ['GET', '/readyz', {}],
       ]
-      for (const [method, path, headers, body] of requests)
-        expectUnavailable(await call(base, method, path, headers, body), `${method} ${path}`)
+      // the scan of the product already scanned may be answered from the resolver's in-memory index
+      // (no database needed: the same answer as before the outage); every other request is 503
+      const fromMemory = (path: string, status: number) => path === scan && status === scanned.status
+      let unavailable = 0
+      for (const [method, path, headers, body] of requests) {
+        const res = await call(base, method, path, headers, body)
+        if (!fromMemory(path, res.status)) expectUnavailable(res, `${method} ${path}`)
+        if (res.status === 503) unavailable++
+      }
       // a stream of them: 20 rounds, every route
       let answered = 0
       for (let round = 0; round < 20; round++) {
         const results = await Promise.all(requests.map(([m, p, h, b]) => call(base, m, p, h, b)))
-        for (const res of results) expect(res.status).toBe(503)
+        results.forEach((res, i) => {
+          if (!fromMemory(requests[i]![1], res.status)) expect(res.status).toBe(503)
+          if (res.status === 503) unavailable++
+        })
         answered += results.length
       }
       expect((await call(base, 'GET', '/healthz')).status).toBe(200) // the process is up
       // every request has its line in the request log (written within a few milliseconds)
       const during = await eventually(async () => {
         const now = lines(server.output().slice(before))
-        return now.filter((l) => l.status === 503).length >= answered + requests.length ? now : null
+        return now.filter((l) => l.status === 503).length >= unavailable ? now : null
       }, 10_000)
       const errors = during.filter((l) => l.level >= 40)
       // each kind of line (the 503s', the pool's, the listener's, pg-boss's) at most once per window
