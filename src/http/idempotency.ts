@@ -123,13 +123,14 @@ export function idempotency(root: () => Root) {
     const body = hashedBody(request)
     const headers = new Headers(request.headers)
     headers.set('x-request-id', requestIdOf(request))
-    const inner = new Request(request.url, {
+    // a streamed request body needs half duplex (missing from Bun's RequestInit type, present in the DOM's)
+    const init: RequestInit & { duplex: 'half' } = {
       method: request.method,
       headers,
       body: body.stream,
-      // @ts-expect-error: a streamed request body needs half duplex (missing from Bun's RequestInit type)
       duplex: 'half',
-    })
+    }
+    const inner = new Request(request.url, init)
     served.add(inner)
     delegateRequest(request, inner)
     let response: Response

@@ -242,7 +242,11 @@ function resolveCompressed(request: Request, server: Listener | null, caller: un
   for (const [name, value] of url.searchParams) uncompressed.searchParams.append(name, value)
   const socket = server?.requestIP(request) ?? null
   const listener: Listener = { hostname: server?.hostname, port: server?.port, requestIP: () => socket }
-  return resolveScan(new Request(uncompressed, { method: request.method, headers: request.headers }), listener, caller)
+  return resolveScan(
+    new Request(uncompressed.href, { method: request.method, headers: request.headers }),
+    listener,
+    caller,
+  )
 }
 
 for (const slash of ['', '/'])
