@@ -7,7 +7,8 @@ import { parseId, toShortId } from '../shared/ids'
 import { logger } from '../shared/logger'
 import type { FeedFormat, FeedSource } from './adapters'
 import { DownloadFailed, downloadFeed } from './download'
-import { createRun, feedDir } from './runs'
+import { feedDir } from './paths'
+import { createRun } from './runs'
 import type { ScheduledImport } from './schedules'
 
 const exists = async (table: typeof organizations | typeof retailers, id: string | null) =>
