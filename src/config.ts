@@ -10,6 +10,12 @@ const Env = t.Object({
   HOST: t.String({ default: '0.0.0.0' }),
   DATA_DIR: t.String({ default: './.data' }),
   /**
+   * The embedded cluster (no DATABASE_URL) writes each commit to disk before answering (`on`);
+   * `off` for throwaway clusters such as the test runs': nothing is lost when a process is killed,
+   * only when the machine itself crashes.
+   */
+  EMBEDDED_POSTGRES_FSYNC: t.Union([t.Literal('on'), t.Literal('off')], { default: 'on' }),
+  /**
    * Where finished batch exports are kept: `postgres` (chunked in the database, so api and worker
    * processes on different hosts share nothing else) or `directory` (files in BATCH_DIR, which
    * they must then share).

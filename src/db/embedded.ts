@@ -55,7 +55,7 @@ function lockedOut(root: string, holder: LockHolder): StartupError {
  */
 export async function startEmbeddedDatabase(
   dataDir: string,
-  options: { persistent?: boolean; role?: EmbeddedRole } = {},
+  options: { persistent?: boolean; role?: EmbeddedRole; fsync?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir)
   mkdirSync(root, { recursive: true })
@@ -78,7 +78,7 @@ export async function startEmbeddedDatabase(
   try {
     // two processes taking over one stale lock at once: the one whose file was replaced stops here
     if (!holdsLock(root)) throw new StartupError(`another process took DATA_DIR ${root} over as this one started`)
-    return await startOwnCluster(root, asRoot, options.persistent ?? true, lock)
+    return await startOwnCluster(root, asRoot, options.persistent ?? true, lock, options.fsync ?? true)
   } catch (err) {
     lock.release()
     if (err instanceof NotInstalled || err instanceof InitdbFailed) throw new StartupError(err.message)
@@ -91,6 +91,7 @@ async function startOwnCluster(
   asRoot: boolean,
   persistent: boolean,
   lock: DataDirLock,
+  fsync: boolean,
 ): Promise<EmbeddedDatabase> {
   const user: PostgresUser | null = asRoot ? ensurePostgresUser(USER) : null
   const placed = placeCluster(root, user)
@@ -109,7 +110,10 @@ async function startOwnCluster(
     dataDir: dir,
     port,
     flags: [
-      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on', '-c', 'lc_messages=C'],
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'lc_messages=C'],
+      // EMBEDDED_POSTGRES_FSYNC=off (the test runs): a killed process loses nothing, only a crash
+      // of the machine itself can; commits stop waiting for the disk
+      ...(fsync ? ['-c', 'fsync=on'] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off']),
       // its socket and the socket's lock file in its own data directory, not the system's temp
       // directory, where another user's (or another cluster's) stale lock file stopped it
       ...['-c', `unix_socket_directories=${socketDirectory(dir, port)}`],

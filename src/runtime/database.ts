@@ -14,7 +14,12 @@ export async function openDatabase(
   poolSize?: number,
   role: EmbeddedRole = 'server',
 ): Promise<Database> {
-  const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.DATA_DIR, { role })
+  const embedded = config.DATABASE_URL
+    ? null
+    : await startEmbeddedDatabase(config.DATA_DIR, {
+        role,
+        fsync: config.EMBEDDED_POSTGRES_FSYNC === 'on',
+      })
   const url = config.DATABASE_URL ?? embedded!.url
   const db = connectDb(url, { size: poolSize ?? config.DB_POOL_SIZE, searchSize: config.SEARCH_POOL_SIZE })
   try {

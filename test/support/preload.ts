@@ -8,6 +8,9 @@ import { join } from 'node:path'
 process.env.LOG_LEVEL ??= 'silent'
 process.env.ADMIN_TOKEN ??= 'test-admin-token-0123456789'
 process.env.NODE_ENV ??= 'test'
+// throwaway clusters (this lane's and those of the processes its tests start): commits need not
+// wait for the disk (nothing here survives a crash of the machine anyway)
+process.env.EMBEDDED_POSTGRES_FSYNC ??= 'off'
 // the main test server's anonymous search limit is out of the way; test/integration/search/rate-limit.test.ts runs its own servers at 60
 process.env.SEARCH_ANONYMOUS_PER_MINUTE ??= '1000000'
 process.env.RESOLVER_ANONYMOUS_PER_MINUTE ??= '1000000'

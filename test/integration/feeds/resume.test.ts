@@ -102,6 +102,10 @@ async function catalogState(database: ReturnType<typeof ownDatabase>) {
 }
 
 test('a killed worker: the run resumes in a new process and ends in the uninterrupted state', async () => {
+  // uninterrupted, elsewhere: started first, it runs while the other waits out its killed worker
+  const whole = await serve(wholeDb)
+  const wholeRun = await startRun(whole.url)
+
   // killed mid-run
   let server = await serve(killedDb)
   const runId = await startRun(server.url)
@@ -117,9 +121,6 @@ test('a killed worker: the run resumes in a new process and ends in the uninterr
     progress: { chunks_total: ROWS / 100, chunks_done: ROWS / 100, percent: 100 },
   })
 
-  // uninterrupted, elsewhere
-  const whole = await serve(wholeDb)
-  const wholeRun = await startRun(whole.url)
   expect(await waitFor(whole.url, wholeRun, (r) => r.status === 'succeeded')).toMatchObject({
     counts: resumed.counts,
   })
