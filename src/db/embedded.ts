@@ -111,9 +111,12 @@ async function startOwnCluster(
     port,
     flags: [
       ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'lc_messages=C'],
-      // EMBEDDED_POSTGRES_FSYNC=off (the test runs): a killed process loses nothing, only a crash
-      // of the machine itself can; commits stop waiting for the disk
-      ...(fsync ? ['-c', 'fsync=on'] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off']),
+      // EMBEDDED_POSTGRES_FSYNC=off (the test runs): commits stop waiting for the disk. A commit's
+      // WAL still reaches the kernel before it is acknowledged, so a killed process, PostgreSQL's
+      // own included, loses nothing; only a crash of the machine can. (synchronous_commit=off would
+      // lose the last commits with a killed postmaster: the supervision test saw it.)
+      '-c',
+      `fsync=${fsync ? 'on' : 'off'}`,
       // its socket and the socket's lock file in its own data directory, not the system's temp
       // directory, where another user's (or another cluster's) stale lock file stopped it
       ...['-c', `unix_socket_directories=${socketDirectory(dir, port)}`],
