@@ -1,4 +1,4 @@
-// A caller of the package, type-checked by test/e2e/client-types.test.ts: it must pass `tsc --noEmit`
+// A caller of the package, type-checked by test/e2e/type-checks.test.ts: it must pass `tsc --noEmit`
 // as written, and fail once the `@ts-expect-error` lines are removed (the misspelled fields are
 // then plain errors). If the client's types were `any`, the expect-error lines would fail instead.
 import { createClient } from 'gtin-catalog'

@@ -1,4 +1,4 @@
-// A ten-line caller of the SDK, type-checked by test/integration/client/sdk.test.ts (and timed in the README).
+// A ten-line caller of the SDK, type-checked by test/e2e/type-checks.test.ts (and timed in the README).
 import { createSdk } from 'gtin-catalog/sdk'
 
 const sdk = createSdk({ baseUrl: 'http://localhost:3000', apiKey: 'gck_live_example' })

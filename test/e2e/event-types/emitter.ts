@@ -1,10 +1,10 @@
-// Type-checked by test/integration/events/typed-events.test.ts: emitters and subscribers against the event map
+// Type-checked by test/e2e/type-checks.test.ts: emitters and subscribers against the event map
 // (src/events/types.ts). Each `@ts-expect-error` line is a payload mismatch tsc must catch.
-import type { Tx } from '../../../../src/db/tx'
-import { emit } from '../../../../src/events/outbox'
-import { subscriberQueue } from '../../../../src/events/queues'
-import { subscriber } from '../../../../src/events/subscribers'
-import type { NewEvent } from '../../../../src/events/types'
+import type { Tx } from '../../../src/db/tx'
+import { emit } from '../../../src/events/outbox'
+import { subscriberQueue } from '../../../src/events/queues'
+import { subscriber } from '../../../src/events/subscribers'
+import type { NewEvent } from '../../../src/events/types'
 
 export async function emitters(tx: Tx, run: NewEvent<'feed_run.completed'>['data']) {
   // the run resource as the API returns it: accepted
