@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { gs1CheckDigit } from '../../../src/shared/gs1'
-import { ADMIN } from '../../support/fixtures'
-import { ownDatabase } from '../../support/own-database'
-import { startServer } from '../../support/process'
+import { gs1CheckDigit } from '../../src/shared/gs1'
+import { eventually } from '../support/eventually'
+import { ADMIN } from '../support/fixtures'
+import { ownDatabase } from '../support/own-database'
+import { startServer } from '../support/process'
 
 // Issue 45, "poison never spreads" for what is not a record's fault: a chunk that fails as a whole
 // (the database refuses it, or its worker is killed on every attempt) is tried three times, then its
@@ -65,23 +66,13 @@ async function startRun() {
   return ((await res.json()) as { id: string }).id
 }
 
-async function until<T>(check: () => Promise<T | null | undefined | false>, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > end) throw new Error('timed out')
-    await Bun.sleep(200)
-  }
-}
-
 const runOf = async (id: string) =>
   (await (await fetch(`${server.url}/feeds/api/v1/runs/${id}`, { headers: ADMIN })).json()) as any
 const ended = (id: string) =>
-  until(async () => {
+  eventually(async () => {
     const run = await runOf(id)
     return run.status === 'failed' || run.status === 'succeeded' ? run : null
-  })
+  }, 120_000)
 
 /** The third chunk's rows (lines 201-300) are refused by the database with `code`, or made to sleep. */
 async function injectInChunkThree(body: string) {
@@ -121,7 +112,7 @@ describe('a chunk that fails as a whole', () => {
     expect(await productsIn(2 * CHUNK, 3 * CHUNK)).toBe(0)
     // pg-boss records the job's last failure just after the handler failed the run
     const runId = (await db.query('select id from feed_runs order by created desc limit 1')).rows[0].id
-    const attempts = await until(async () => {
+    const attempts = await eventually(async () => {
       const r = await db.query(
         `select retry_count, state from pgboss.job where name = 'feeds.chunk' and data->>'runId' = $1 and data->>'chunk' = '3'`,
         [runId],
@@ -140,7 +131,7 @@ describe('a chunk that fails as a whole', () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       // the worker is inside chunk 3: kill it, and end its session's sleep (the database would
       // notice the closed connection only when the sleep ends)
-      await until(async () => {
+      await eventually(async () => {
         const r = await db.query(
           `select pid from pg_stat_activity where query like '%feed_records%' and wait_event = 'PgSleep'`,
         )

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import pg from 'pg'
-import { gs1CheckDigit } from '../../../src/shared/gs1'
-import { ADMIN } from '../../support/fixtures'
-import { ownDatabase } from '../../support/own-database'
-import { startServer } from '../../support/process'
+import { gs1CheckDigit } from '../../src/shared/gs1'
+import { eventually } from '../support/eventually'
+import { ADMIN } from '../support/fixtures'
+import { ownDatabase } from '../support/own-database'
+import { startServer } from '../support/process'
 
 // A worker killed (SIGKILL) in the middle of an import: a new process finishes the run, and the
 // catalog ends exactly as after an uninterrupted import of the same file on another database.
@@ -69,15 +70,11 @@ async function startRun(api: string) {
   return ((await res.json()) as any).id as string
 }
 
-async function waitFor(api: string, runId: string, done: (run: any) => boolean, ms = 120_000) {
-  const until = Date.now() + ms
-  for (;;) {
+const waitFor = (api: string, runId: string, done: (run: any) => boolean) =>
+  eventually(async () => {
     const run: any = await (await fetch(`${api}/feeds/api/v1/runs/${runId}`, { headers: ADMIN })).json()
-    if (done(run)) return run
-    if (Date.now() > until) throw new Error(`timed out: ${JSON.stringify(run)}`)
-    await Bun.sleep(100)
-  }
-}
+    return done(run) ? run : null
+  }, 120_000)
 
 /** Everything an import writes to the catalog, without ids and times. */
 async function catalogState(database: ReturnType<typeof ownDatabase>) {
