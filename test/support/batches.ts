@@ -1,4 +1,5 @@
 import { gs1CheckDigit } from '../../src/shared/gs1'
+import { eventually } from './eventually'
 
 export const BATCH = '/products/api/v1/barcode/batch/'
 
@@ -14,18 +15,22 @@ export function batchItems(n: number, seed: number) {
   })
 }
 
-/** Polls a batch until it succeeds or fails (or time runs out). */
+type Batch = {
+  status: string
+  completed: number
+  errors: { row: number; input: string; reason: string }[]
+  download_url: string
+}
+
+/** Polls a batch until it succeeds or fails; throws if it has done neither within `ms`. */
 export async function waitForBatch(base: string, id: string, key: string, ms = 60_000) {
-  const until = Date.now() + ms
-  for (;;) {
-    const res = await fetch(`${base}${BATCH}${id}/`, { headers: { 'x-api-key': key } })
-    const batch = (await res.json()) as {
-      status: string
-      completed: number
-      errors: { row: number; input: string; reason: string }[]
-      download_url: string
-    }
-    if (batch.status === 'succeeded' || batch.status === 'failed' || Date.now() > until) return batch
-    await Bun.sleep(100)
-  }
+  return eventually(
+    async () => {
+      const res = await fetch(`${base}${BATCH}${id}/`, { headers: { 'x-api-key': key } })
+      const batch = (await res.json()) as Batch
+      return (batch.status === 'succeeded' || batch.status === 'failed') && batch
+    },
+    ms,
+    `batch ${id} to finish`,
+  )
 }

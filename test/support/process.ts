@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { eventually } from './eventually'
 
 export const ROOT = join(import.meta.dir, '..', '..')
 
@@ -69,15 +70,19 @@ export async function run(cmd: string[], env: Record<string, string>) {
   return { code, output: p.output(), stdout: p.stdout() }
 }
 
+/** Waits until `url` answers /healthz with 2xx; a refused connection is "not yet". */
 export async function waitForHealth(url: string, ms = 30_000) {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return
-    } catch {}
-    await Bun.sleep(50)
-  }
-  throw new Error(`${url} did not become healthy`)
+  await eventually(
+    async () => {
+      try {
+        return (await fetch(`${url}/healthz`)).ok
+      } catch {
+        return false
+      }
+    },
+    ms,
+    `${url} to become healthy`,
+  )
 }
 
 /** `sh bin/serve` (what `npm start` runs: bun main.ts) on a free port; resolves once healthy. */
