@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import pg from 'pg'
+import { eventually } from '../../support/eventually'
 import { ADMIN } from '../../support/fixtures'
 import { ownDatabase } from '../../support/own-database'
 import { ROOT, startServer } from '../../support/process'
@@ -82,14 +83,17 @@ async function importFeed(body: unknown, key = PLATFORM, type?: string, path = R
   const started = await call('POST', path, key, body, type)
   expect(started.status).toBe(202)
   expect(started.json.status).toBe('queued')
-  const until = Date.now() + 60_000
-  for (;;) {
-    const run = await call('GET', `${RUNS}/${started.json.id}`, key)
-    expect(run.status).toBe(200)
-    if (run.json.status === 'succeeded' || run.json.status === 'failed') return run.json
-    if (Date.now() > until) throw new Error(`run did not finish: ${JSON.stringify(run.json)}`)
-    await Bun.sleep(100)
-  }
+  const run = await eventually(
+    async () => {
+      const read = await call('GET', `${RUNS}/${started.json.id}`, key)
+      // anything but 200 ends the wait, to fail the assertion below
+      return (read.status !== 200 || read.json.status === 'succeeded' || read.json.status === 'failed') && read
+    },
+    60_000,
+    `feed run ${started.json.id} to finish`,
+  )
+  expect(run.status).toBe(200)
+  return run.json
 }
 
 const product = async (gtin: string) => (await call('GET', `${PRODUCTS}/${gtin}`, org.key)).json
@@ -340,12 +344,14 @@ describe('runs: access, bad input, failures', () => {
     expect(run.counts.read).toBeLessThan(45)
     // every chunk stored before the break gets written, and the products they hold are whole
     const chunks = Math.ceil(run.counts.read / 10)
-    const until = Date.now() + 30_000
-    let done = run.progress.chunks_done
-    while (done < chunks && Date.now() < until) {
-      await Bun.sleep(100)
-      done = (await call('GET', `${RUNS}/${run.id}`, org.key)).json.progress.chunks_done
-    }
+    const done = await eventually(
+      async () => {
+        const n: number = (await call('GET', `${RUNS}/${run.id}`, org.key)).json.progress.chunks_done
+        return n >= chunks && n
+      },
+      30_000,
+      `${chunks} chunks of run ${run.id} to be written`,
+    )
     expect(done).toBe(chunks)
     expect((await call('GET', `${RUNS}/${run.id}`, org.key)).json.status).toBe('failed')
   }, 90_000)

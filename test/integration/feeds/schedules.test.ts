@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { loadSchedules } from '../../../src/feeds/schedules'
+import { eventually } from '../../support/eventually'
 import { ownDatabase } from '../../support/own-database'
 import { start, startServer } from '../../support/process'
 
@@ -67,15 +68,6 @@ const runs = () =>
        from feed_runs r left join feed_run_chunks c on c.run_id = r.id group by r.id order by r.file`,
   )
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (done(value) || Date.now() > end) return value
-    await Bun.sleep(250)
-  }
-}
-
 describe('the schedule file', () => {
   test('is checked whole: every problem is named, nothing is scheduled', async () => {
     writeSchedules([
@@ -122,9 +114,14 @@ describe('scheduled imports', () => {
         { key: 'off-local', cron: '* * * * *', timezone: 'UTC' },
         { key: 'off-remote', cron: '* * * * *', timezone: 'Europe/Paris' },
       ])
-      const settled = await until(
-        runs,
-        (r) => r.length >= 3 && r.every((run) => run.status !== 'queued' && run.status !== 'running'),
+      // the cron fires within a minute of the server's start
+      const settled = await eventually(
+        async () => {
+          const r = await runs()
+          return r.length >= 3 && r.every((run) => run.status !== 'queued' && run.status !== 'running') && r
+        },
+        60_000,
+        'three scheduled runs to settle',
       )
       const byFile = Object.fromEntries(settled.map((r) => [r.file, r]))
       expect(byFile[`${base}/latest`]).toMatchObject({ status: 'succeeded', counts: 45, error: null })
