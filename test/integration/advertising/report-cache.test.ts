@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { announcement, reportCache } from '../../../src/advertising/report-cache'
 import { parseId } from '../../../src/shared/ids'
+import { eventually } from '../../support/eventually'
 import { createOrganization, sql, type TestOrg } from '../../support/fixtures'
 import { startServer } from '../../support/process'
 import { databaseUrl, get, post } from '../../support/server'
@@ -21,13 +22,31 @@ afterAll(async () => {
   await other.exited
 })
 
-const clicksIn = async (base: string, campaignId: string) => {
+/** A campaign's clicks in a process's list, read unasserted (for polling; clicksIn asserts). */
+const readClicks = async (base: string, campaignId: string) => {
   const res = await fetch(`${base}${listPath(org)}`, { headers: { 'x-api-key': org.key } })
-  expect(res.status).toBe(200)
-  expect(res.headers.get('content-type')).toStartWith('application/json')
+  const type = res.headers.get('content-type')
+  if (res.status !== 200 || !type?.startsWith('application/json')) return { status: res.status, type }
   const body = (await res.json()) as { campaigns: { campaign_id: string; clicks: number }[] }
-  return body.campaigns.find((c) => c.campaign_id === campaignId)?.clicks
+  return { status: res.status, type, clicks: body.campaigns.find((c) => c.campaign_id === campaignId)?.clicks }
 }
+const clicksIn = async (base: string, campaignId: string) => {
+  const read = await readClicks(base, campaignId)
+  expect(read.status).toBe(200)
+  expect(read.type).toStartWith('application/json')
+  return read.clicks
+}
+/** Waits until the other process's list shows `done` (or answers anything but a JSON 200, for clicksIn to fail on). */
+const otherShows = (campaignId: string, done: (clicks: number | undefined) => boolean) =>
+  eventually(
+    async () => {
+      const read = await readClicks(other.url, campaignId)
+      return (read.status !== 200 || !read.type?.startsWith('application/json') || done(read.clicks)) && read
+    },
+    20_000,
+    'the other process to read the change',
+  )
+const clicksHere = async (campaignId: string) => (await get(summaryPath(campaignId), org.key)).json.totals.clicks
 
 test('a write is read back at once in the process that made it, and within moments in another', async () => {
   const campaign = await createCampaign(org, retailer)
@@ -42,14 +61,12 @@ test('a write is read back at once in the process that made it, and within momen
     expect(
       (await get(listPath(org), org.key)).json.campaigns.find((c: any) => c.campaign_id === campaign.id).clicks,
     ).toBe(clicks)
-    const until = Date.now() + 2000
-    while ((await clicksIn(other.url, campaign.id)) !== clicks && Date.now() < until) await Bun.sleep(10)
+    await otherShows(campaign.id, (c) => c === clicks)
     expect(await clicksIn(other.url, campaign.id)).toBe(clicks)
   }
   // a new campaign shows in the other process's cached list too
   const second = await createCampaign(org, retailer)
-  const until = Date.now() + 2000
-  while ((await clicksIn(other.url, second.id)) === undefined && Date.now() < until) await Bun.sleep(10)
+  await otherShows(second.id, (c) => c !== undefined)
   expect(await clicksIn(other.url, second.id)).toBe(0)
 })
 
@@ -64,9 +81,7 @@ test('bodies come from the cache until a change is announced', async () => {
   await sql(`update campaign_totals set clicks = 7 where campaign_id = $1`, [parseId(campaign.id)])
   expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(2)
   await sql(`select pg_notify('advertising_reports', $1)`, [parseId(org.id)])
-  const until = Date.now() + 2000
-  while ((await get(summaryPath(campaign.id), org.key)).json.totals.clicks !== 7 && Date.now() < until)
-    await Bun.sleep(10)
+  await eventually(async () => (await clicksHere(campaign.id)) === 7, 20_000, 'the NOTIFY to drop the body')
   expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(7)
 })
 
@@ -76,15 +91,21 @@ test("a process's own announcement, arriving after its commit, does not drop wha
   expect((await post(rowsPath(campaign.id), [row], org.key)).status).toBe(200)
   expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(4)
   await sql(`update campaign_totals set clicks = 9 where campaign_id = $1`, [parseId(campaign.id)])
-  // the commit's NOTIFY, as it comes back late through this process's listener: the body stands
-  await sql(`select pg_notify('advertising_reports', $1)`, [announcement(parseId(org.id)!)])
-  await Bun.sleep(300)
+  // the commit's NOTIFY, as it comes back late through this process's listener: the body stands.
+  // A second NOTIFY in the same transaction, from "another process" about an organization of no
+  // one, follows it: a listener gets a transaction's notifications in the order sent, so once that
+  // one has dropped its organization, the late announcement has provably been handled.
+  const marker = crypto.randomUUID()
+  const unmarked = reportCache.generation(marker)
+  await sql(`select pg_notify('advertising_reports', $1), pg_notify('advertising_reports', $2)`, [
+    announcement(parseId(org.id)!),
+    `${marker}:another-process`,
+  ])
+  await eventually(() => reportCache.generation(marker) > unmarked, 20_000, 'the listener to handle both NOTIFYs')
   expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(4)
   // another process's announcement drops it
   await sql(`select pg_notify('advertising_reports', $1)`, [`${parseId(org.id)}:another-process`])
-  const until = Date.now() + 2000
-  while ((await get(summaryPath(campaign.id), org.key)).json.totals.clicks !== 9 && Date.now() < until)
-    await Bun.sleep(10)
+  await eventually(async () => (await clicksHere(campaign.id)) === 9, 20_000, 'the NOTIFY to drop the body')
   expect((await get(summaryPath(campaign.id), org.key)).json.totals.clicks).toBe(9)
 })
 
