@@ -3,6 +3,7 @@ import { contribute, promoteProduct } from '../../../src/catalog/promotion'
 import { db } from '../../../src/db/client'
 import { transaction } from '../../../src/db/tx'
 import { parseId } from '../../../src/shared/ids'
+import { eventually } from '../../support/eventually'
 import {
   createKey,
   createOrganization,
@@ -81,11 +82,14 @@ describe('provenance and confidence promotion', () => {
 
     await post(`${PRODUCTS}/${gtin}/contributions`, { fields: { product_name: 'Crunchy Granola' } }, c2.key)
     // the queued catalog.promote job (pg-boss) folds it in
-    let product = (await get(`${PRODUCTS}/${gtin}`, c1.key)).json
-    for (let i = 0; i < 100 && product.product_name !== 'Crunchy Granola'; i++) {
-      await Bun.sleep(100)
-      product = (await get(`${PRODUCTS}/${gtin}`, c1.key)).json
-    }
+    const product = await eventually(
+      async () => {
+        const read = (await get(`${PRODUCTS}/${gtin}`, c1.key)).json
+        return read.product_name === 'Crunchy Granola' && read
+      },
+      20_000,
+      'the promotion job to fold the contribution in',
+    )
     expect(product.product_name).toBe('Crunchy Granola')
     expect(product.data_source).toBe('crowd_sourced')
     expect(product.field_confidence.product_name).toBeCloseTo(0.64, 2)

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { parseId } from '../../../src/shared/ids'
+import { eventually } from '../../support/eventually'
 import {
   ADMIN,
   createKey,
@@ -121,10 +122,11 @@ describe('Idempotency-Key', () => {
       duplex: 'half',
     })
     // the key is claimed once its row exists
-    for (let i = 0; i < 100; i++) {
-      if ((await sql('select 1 from idempotency_keys where key = $1', [key])).length) break
-      await Bun.sleep(20)
-    }
+    await eventually(
+      async () => (await sql('select 1 from idempotency_keys where key = $1', [key])).length > 0,
+      20_000,
+      'the first request to claim the key',
+    )
     const second = await post(PRODUCTS, body, org.key, keyed(key))
     expectProblem(second, 409, 'conflict')
     release()

@@ -87,7 +87,6 @@ const createProduct = async (key: string, productName = 'Hook Oats') => {
 const deliveries = async (key: string, endpointId: string) =>
   (await call('GET', `/webhooks/api/v1/deliveries/?endpoint_id=${endpointId}&page_size=100`, key)).json.data as any[]
 
-const until = eventually
 const query = async <T>(text: string, params: unknown[] = []) => (await db.query(text, params)).rows as T[]
 // every event dispatched and fanned out, no attempt in flight and none due within the schedule's
 // 2 s cap: what would still arrive has arrived (jobs counted again after the deliveries, as an
@@ -117,7 +116,7 @@ describe('fan-out and signing', () => {
     await endpoint(org.key, updated.url, ['product.updated'])
     await endpoint(org.key, nothing.url, [])
     const product = await createProduct(org.key)
-    const [got] = await until(() => created.ofType('product.created').length > 0 && created.received)
+    const [got] = await eventually(() => created.ofType('product.created').length > 0 && created.received)
     expect(got!.event).toMatchObject({
       event_type: 'product.created',
       organization_id: org.id,
@@ -135,7 +134,7 @@ describe('fan-out and signing', () => {
     expect(verifyWebhookSignature(a.signing_secret, signature, got!.body)).toBe(true)
     expect(verifyWebhookSignature(a.signing_secret, signature, `${got!.body} `)).toBe(false)
 
-    const delivered = await until(async () => {
+    const delivered = await eventually(async () => {
       const [d] = await deliveries(org.key, a.id)
       return d?.status === 'succeeded' ? d : null
     })
@@ -153,7 +152,7 @@ describe('fan-out and signing', () => {
     await endpoint(org.key, on.url, ['product.created'])
     const paused = await endpoint(org.key, off.url, ['product.created'], { is_active: false })
     await createProduct(org.key)
-    await until(() => on.received.length === 1)
+    await eventually(() => on.received.length === 1)
     await settled()
     expect(off.received).toEqual([])
     expect(await deliveries(org.key, paused.id)).toEqual([])
@@ -167,7 +166,7 @@ describe('retries', () => {
     const ep = await endpoint(org.key, failing.url, ['webhook.test'])
     const test = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
     expect(test.status).toBe(202)
-    const failed = await until(async () => {
+    const failed = await eventually(async () => {
       const [d] = await deliveries(org.key, ep.id)
       return d?.status === 'failed' ? d : null
     }, 30_000)
@@ -201,7 +200,7 @@ describe('retries', () => {
       const ep = await endpoint(org.key, r.url, ['webhook.test'])
       await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
     }
-    await until(() => busy.received.length === 2 && capped.received.length === 2, 15_000)
+    await eventually(() => busy.received.length === 2 && capped.received.length === 2, 15_000)
     const gap = (r: typeof busy) => r.received[1]!.at - r.received[0]!.at
     expect(gap(busy)).toBeGreaterThanOrEqual(950)
     expect(gap(busy)).toBeLessThan(1900)
@@ -223,13 +222,13 @@ describe('retries', () => {
       const [d] = await deliveries(org.key, id)
       return d?.status === 'succeeded' ? d : null
     }
-    const redirected = await until(() => settled(a.id))
+    const redirected = await eventually(() => settled(a.id))
     expect(redirected.attempt_log.map((x: any) => [x.response_status, x.error])).toEqual([
       [307, 'HTTP 307'],
       [200, null],
     ])
     expect(elsewhere.received).toEqual([])
-    const timedOut = await until(() => settled(b.id), 20_000)
+    const timedOut = await eventually(() => settled(b.id), 20_000)
     expect(timedOut.attempt_log[0]).toMatchObject({ response_status: null, error: 'timed out after 5 s' })
     expect(timedOut.attempt_log[0].latency_ms).toBeGreaterThanOrEqual(4900)
     expect(timedOut.attempts).toBe(2)
@@ -243,10 +242,10 @@ describe('retries', () => {
     await endpoint(org.key, fast.url, ['product.created'])
     const started = Date.now()
     await Promise.all(Array.from({ length: 25 }, () => createProduct(org.key)))
-    await until(() => fast.received.length === 25)
+    await eventually(() => fast.received.length === 25)
     // every fast delivery arrived while the slow receiver was still on its first ten
     expect(Date.now() - started).toBeLessThan(2900)
-    await until(() => slow.received.length === 25, 30_000)
+    await eventually(() => slow.received.length === 25, 30_000)
     expect(slow.maxInFlight()).toBe(10)
   }, 60_000)
 })
@@ -257,7 +256,7 @@ describe('pause, resume and disabling', () => {
     const r = receiver((_req, i) => ({ status: i === 0 ? 500 : 200 }))
     const ep = await endpoint(org.key, r.url, ['product.created'])
     await createProduct(org.key)
-    await until(() => r.received.length === 1)
+    await eventually(() => r.received.length === 1)
     // paused before the retry 0.3 s later
     expect((await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: false })).status).toBe(
       200,
@@ -268,10 +267,10 @@ describe('pause, resume and disabling', () => {
     const waiting = await deliveries(org.key, ep.id)
     expect(waiting.map((d) => [d.status, d.attempts, d.next_attempt_at])).toEqual([['retrying', 1, null]])
     expect((await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: true })).status).toBe(200)
-    await until(() => r.received.length === 2)
+    await eventually(() => r.received.length === 2)
     expect(r.received[1]!.event.id).toBe(r.received[0]!.event.id)
     expect(r.received[1]!.headers['x-service-delivery-attempt']).toBe('2')
-    const [done] = await until(async () => {
+    const [done] = await eventually(async () => {
       const list = await deliveries(org.key, ep.id)
       return list[0]?.status === 'succeeded' ? list : null
     })
@@ -289,7 +288,7 @@ describe('pause, resume and disabling', () => {
       (await db.query('select id from webhook_endpoints where signing_secret = $1', [ep.signing_secret])).rows[0].id,
     ])
     await createProduct(org.key)
-    const [notice] = await until(() => watcher.received.length > 0 && watcher.received)
+    const [notice] = await eventually(() => watcher.received.length > 0 && watcher.received)
     expect(notice!.event).toMatchObject({
       event_type: 'webhook_endpoint.disabled',
       data: { id: ep.id, is_active: false },
@@ -307,8 +306,8 @@ describe('pause, resume and disabling', () => {
     healthy = true
     const on = await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: true })
     expect(on.json).toMatchObject({ is_active: true, disabled_reason: null })
-    await until(() => broken.received.length === 2)
-    const [d] = await until(async () => {
+    await eventually(() => broken.received.length === 2)
+    const [d] = await eventually(async () => {
       const list = await deliveries(org.key, ep.id)
       return list[0]?.status === 'succeeded' ? list : null
     })
@@ -327,7 +326,7 @@ describe('rotation, resend and recovery', () => {
     const ep = await endpoint(org.key, r.url, ['webhook.test'])
     const rotated = (await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/rotate-secret/`, org.key)).json
     await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
-    const [got] = await until(() => r.received.length === 1 && r.received)
+    const [got] = await eventually(() => r.received.length === 1 && r.received)
     const header = got!.headers['x-service-signature']!
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=([0-9a-f]{64}),v1old=\1$/)
     expect(verifyWebhookSignature(rotated.signing_secret, header, got!.body)).toBe(true)
@@ -342,7 +341,7 @@ describe('rotation, resend and recovery', () => {
     const r = receiver()
     const ep = await endpoint(org.key, r.url, ['product.created'])
     await createProduct(org.key)
-    const [first] = await until(async () => {
+    const [first] = await eventually(async () => {
       const list = await deliveries(org.key, ep.id)
       return list[0]?.status === 'succeeded' ? list : null
     })
@@ -350,7 +349,7 @@ describe('rotation, resend and recovery', () => {
     expect(resent.status).toBe(202)
     expect(resent.json).toMatchObject({ event_id: first.event_id, endpoint_id: ep.id, status: 'pending', attempts: 0 })
     expect(resent.json.id).not.toBe(first.id)
-    await until(() => r.received.length === 2)
+    await eventually(() => r.received.length === 2)
     expect(r.received[1]!.event.id).toBe(r.received[0]!.event.id)
   }, 60_000)
 
@@ -359,17 +358,19 @@ describe('rotation, resend and recovery', () => {
     const before = receiver()
     await endpoint(org.key, before.url, ['product.created'])
     await createProduct(org.key, 'Before')
-    await until(() => before.received.length === 1)
+    await eventually(() => before.received.length === 1)
+    // no pause needed around `since`: Before was created before its delivery arrived, One and Two
+    // are created after `since` is read, on this machine's one clock, and the ISO string rounds
+    // down to the millisecond: Before < since <= One, Two (recovery takes created >= since)
     const since = new Date().toISOString()
-    await Bun.sleep(20)
     await Promise.all([createProduct(org.key, 'One'), createProduct(org.key, 'Two')])
-    await until(() => before.received.length === 3)
+    await eventually(() => before.received.length === 3)
     const r = receiver()
     const ep = await endpoint(org.key, r.url, ['product.created', 'retailer.created'])
     const res = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/recover/`, org.key, { since })
     expect(res.status).toBe(202)
     expect(res.json).toEqual({ endpoint_id: ep.id, since, queued: 2 })
-    await until(() => r.received.length === 2)
+    await eventually(() => r.received.length === 2)
     expect(r.received.map((x) => x.event.data.product_name).sort()).toEqual(['One', 'Two'])
     const bad = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/recover/`, org.key, { since: 'yesterday' })
     expect(bad.status).toBe(422)

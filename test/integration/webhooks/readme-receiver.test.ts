@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { signatureHeader } from '../../../src/webhooks/signature'
+import { eventually } from '../../support/eventually'
 import { freePort, ROOT, start } from '../../support/process'
 
 // The receiver example of the README, run as written (its package import resolved by the
@@ -18,15 +19,17 @@ test('the README receiver accepts signed deliveries and refuses the rest', async
   try {
     const url = `http://127.0.0.1:${port}/hook`
     // listening once it answers at all (an unsigned request is 400)
-    for (let i = 0; i < 100; i++) {
-      const up = await fetch(url, { method: 'POST', body: '{}' }).then(
-        (r) => r.status,
-        () => 0,
-      )
-      if (up === 400) break
-      if (i === 99) throw new Error(`the README receiver did not start: ${receiver.output()}`)
-      await Bun.sleep(100)
-    }
+    await eventually(
+      () =>
+        fetch(url, { method: 'POST', body: '{}' }).then(
+          (r) => r.status === 400,
+          () => false,
+        ),
+      10_000,
+      'the README receiver to start',
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}: ${receiver.output()}`)
+    })
     const body = JSON.stringify({ id: 'evt', event_type: 'webhook.test', data: {} })
     const send = (b: string, header: string) =>
       fetch(url, { method: 'POST', body: b, headers: { 'x-service-signature': header } }).then((r) => r.status)
