@@ -4,12 +4,14 @@ import { db } from '../../../src/db/client'
 import { transaction } from '../../../src/db/tx'
 import type { AppError } from '../../../src/shared/errors'
 import { parseId } from '../../../src/shared/ids'
+import { eventually } from '../../support/eventually'
 import {
   ADMIN,
   createKey,
   createOrganization,
   expectProblem,
   ORGS,
+  sql,
   type TestOrg,
   tableCounts,
 } from '../../support/fixtures'
@@ -256,9 +258,30 @@ describe('members (spec #4)', () => {
     void b.then(() => {
       bFinished = true
     })
-    await Bun.sleep(300)
-    const waited = !bFinished // B waits on the organization's owner lock while A is open
-    release()
+    // B waits on the organization's owner lock while A is open: PostgreSQL shows a session waiting
+    // for that advisory lock (pg_advisory_xact_lock(hashtext('owners:<id>')), a bigint key shown
+    // as its high and low 32 bits); a B that took no lock finishes instead, and the wait ends there
+    const ownerLock = `owners:${orgId}`
+    let waited = false
+    try {
+      await eventually(
+        async () =>
+          bFinished ||
+          (
+            await sql(
+              `select 1 from pg_locks, (select hashtext($1)::bigint k) lock
+                where locktype = 'advisory' and not granted and objsubid = 1
+                  and classid::int8 = (k >> 32) & 4294967295 and objid::int8 = k & 4294967295`,
+              [ownerLock],
+            )
+          ).length > 0,
+        20_000,
+        "B to wait on the organization's owner lock",
+      )
+      waited = !bFinished
+    } finally {
+      release() // A commits even when the wait failed, so the test ends
+    }
     await a
     expect(waited).toBe(true)
     expect(await b).toBe('forbidden') // it is the owner by then
