@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BATCH, batchItems, waitForBatch } from '../support/batches'
+import { eventually } from '../support/eventually'
 import { startServer } from '../support/process'
 import { readZip } from '../support/zip'
 
@@ -28,16 +29,19 @@ describe('batch export survives a killed worker', () => {
       }).then((r) => r.json() as Promise<{ id: string }>)
 
       // kill the server process (API and worker; its database keeps running) once the batch is under way
-      let progress = 0
-      for (let i = 0; i < 600 && progress < 100; i++) {
-        await Bun.sleep(25)
-        const b = (await (
-          await fetch(`${first.url}${BATCH}${created.id}/`, { headers: { 'x-api-key': key } })
-        ).json()) as { completed: number; status: string }
-        expect(b.status).not.toBe('succeeded')
-        progress = b.completed
-      }
-      expect(progress).toBeGreaterThanOrEqual(100)
+      // (a batch that succeeded first ends the wait too, to fail the assertion below)
+      const underWay = await eventually(
+        async () => {
+          const b = (await (
+            await fetch(`${first.url}${BATCH}${created.id}/`, { headers: { 'x-api-key': key } })
+          ).json()) as { completed: number; status: string }
+          return (b.status === 'succeeded' || b.completed >= 100) && b
+        },
+        15_000,
+        'the batch to pass 100 items',
+      )
+      expect(underWay.status).not.toBe('succeeded')
+      expect(underWay.completed).toBeGreaterThanOrEqual(100)
       process.kill(first.proc.pid!, 'SIGKILL')
       await first.exited
       expect(readdirSync(join(dir, 'batches')).some((f) => f.endsWith('.part'))).toBe(true) // it died mid-file
@@ -65,7 +69,8 @@ describe('batch export survives a killed worker', () => {
         try {
           process.kill(pid, 'SIGINT')
         } catch {}
-        for (let i = 0; i < 100 && existsSync(pidFile); i++) await Bun.sleep(50)
+        // cleanup: a cluster slow to stop must not hide the test's own outcome
+        await eventually(() => !existsSync(pidFile), 5_000, 'the cluster to stop').catch(() => {})
       }
       rmSync(dir, { recursive: true, force: true })
     }

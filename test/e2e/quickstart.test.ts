@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { eventually } from '../support/eventually'
 import { freePort, run, start, startServer, waitForHealth } from '../support/process'
 
 // The README's first commands, for real: `npm run -s cli -- org create …` on a fresh DATA_DIR
@@ -71,8 +72,7 @@ describe('quick start (contract §1)', () => {
     expect(server.output()).toContain('shutting down')
     // npm relays the server's output and ends at the signal itself; the server goes on to stop
     // its embedded database, which removes postmaster.pid.
-    const until = Date.now() + 15_000
-    while (existsSync(join(dataDir, 'pg', 'postmaster.pid')) && Date.now() < until) await Bun.sleep(50)
+    await eventually(() => !existsSync(join(dataDir, 'pg', 'postmaster.pid')), 15_000, 'the embedded database to stop')
     expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false)
   }, 90_000)
 
