@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { parseId } from '../../src/shared/ids'
+import { eventually } from '../support/eventually'
 import { ADMIN, createOrganization, ORGS, RETAILERS, sql } from '../support/fixtures'
 import { startServer } from '../support/process'
 import { databaseUrl } from '../support/server'
@@ -40,7 +41,7 @@ describe('crash safety', () => {
       }
     }
     const writers = Array.from({ length: 16 }, (_, n) => writer(n))
-    while (acknowledgedRetailers.length < 150) await Bun.sleep(5)
+    await eventually(() => acknowledgedRetailers.length >= 150, 60_000, '150 acknowledged writes')
     server.kill('SIGKILL')
     await server.exited
     stop = true

@@ -3,6 +3,7 @@ import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FLUSH_INTERVAL_MS, LineSink } from '../../../src/shared/log-sink'
+import { eventually } from '../../support/eventually'
 
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean)
 const LOGGER = JSON.stringify(join(import.meta.dir, '../../../src/shared/logger'))
@@ -36,7 +37,8 @@ describe('log sink', () => {
       expect(lines(file)).toEqual([]) // gathered, not yet written
       await new Promise((done) => setImmediate(done))
       expect(lines(file)).toEqual([]) // the end of a turn does not write them
-      await Bun.sleep(FLUSH_INTERVAL_MS + 20)
+      // the interval's timer writes them
+      await eventually(() => lines(file).length === 2, FLUSH_INTERVAL_MS + 2_000, 'the interval flush')
       expect(lines(file)).toEqual(['a', 'b'])
       sink.write('c\n')
       sink.flush()
