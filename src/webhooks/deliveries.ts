@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm'
 import { db } from '../db/client'
-import { arrayParam } from '../db/params'
+import { arrayParam, unnestRows } from '../db/params'
 import { type DeliveryStatus, webhookDeliveries, webhookEndpoints } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import type { EventType } from '../events/types'
@@ -45,6 +45,27 @@ export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promi
     .returning()
   if (rows.some((r) => r.jobToken)) await announce(tx)
   return rows
+}
+
+/**
+ * createDeliveries for many (fan-out), returning nothing: the rows go as column arrays in one
+ * statement (a multi-row VALUES of thousands, and reading every row back, cost more to build and
+ * map than the insert took to run). Every endpoint given is active: each delivery is due at once.
+ */
+export async function queueDeliveries(tx: Tx, targets: DeliveryTarget[]) {
+  if (targets.length === 0) return
+  await tx.execute(sql`insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
+    select organization_id, endpoint_id, event_id, event_type, gen_random_uuid(), now() from ${unnestRows(
+      targets,
+      't',
+      {
+        organization_id: ['uuid', (t) => t.event.organizationId],
+        endpoint_id: ['uuid', (t) => t.endpoint.id],
+        event_id: ['uuid', (t) => t.event.id],
+        event_type: ['text', (t) => t.event.eventType],
+      },
+    )}`)
+  await announce(tx)
 }
 
 /** Deliveries still to go out that waited while their endpoint was off: each is due now. */
