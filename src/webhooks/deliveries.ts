@@ -134,11 +134,23 @@ export const toDeliveryResource = (row: DeliveryRow, attemptLog: AttemptRecord[]
   attempt_log: attemptLog,
 })
 
+/**
+ * A delivery's attempts: the failed ones are rows of webhook_attempts; a success is recorded on the
+ * delivery's own row (its last attempt, with `latency_ms`: attempts.ts). A success settled before
+ * that column existed has its row in webhook_attempts and no latency on the delivery.
+ */
 const attemptLog = sql<AttemptRecord[]>`coalesce((
   select json_agg(json_build_object(
     'attempt', a.attempt, 'at', to_char(a.created at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'response_status', a.response_status, 'latency_ms', a.latency_ms, 'error', a.error) order by a.attempt)
-  from webhook_attempts a where a.delivery_id = webhook_deliveries.id), '[]'::json)`
+  from (
+    select attempt, created, response_status, latency_ms, error
+    from webhook_attempts where delivery_id = webhook_deliveries.id
+    union all
+    select webhook_deliveries.attempts, webhook_deliveries.last_attempt_at, webhook_deliveries.response_status,
+      webhook_deliveries.latency_ms, null
+    where webhook_deliveries.status = 'succeeded' and webhook_deliveries.latency_ms is not null
+  ) a), '[]'::json)`
 
 export type DeliveryFilter = { endpoint_id?: string; status?: DeliveryStatus }
 
