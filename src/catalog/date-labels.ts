@@ -16,8 +16,20 @@ const uniform = [...rules.uniform_terms.quality, ...rules.uniform_terms.safety]
 const prohibited = rules.prohibited.map((p) => ({ ...p, normalized: normalize(p.phrase) }))
 
 /** The prohibited date-label phrases in one text; the uniform terms are never flagged. */
+/**
+ * Each prohibited phrase's first word: normalizing keeps letters and digits as they are (lower
+ * case), so a text whose lower case contains none of these holds no prohibited phrase.
+ */
+const firstWords = [...new Set(prohibited.map((p) => p.normalized.trim().split(' ')[0]!))]
+
 export function findDateLabelPhrases(text: string): { phrase: string; why: string }[] {
+  // the check runs on every product read (every row of every list page): most texts end here
+  const lower = text.toLowerCase()
+  if (!firstWords.some((word) => lower.includes(word))) return []
   let scanned = normalize(text)
+  // Masking a uniform term leaves " ~ " where it stood, which no prohibited phrase contains: a phrase
+  // found after masking was in the text before it, so a text with none skips the masking.
+  if (!prohibited.some((p) => scanned.includes(p.normalized))) return []
   for (const term of uniform) scanned = scanned.replaceAll(term, ' ~ ')
   return prohibited.filter((p) => scanned.includes(p.normalized)).map(({ phrase, why }) => ({ phrase, why }))
 }

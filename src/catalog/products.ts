@@ -14,6 +14,7 @@ import { dateLabelViolations } from './date-labels'
 import { FIELD_COLUMNS, normalizeField, type ProductField } from './fields'
 import { normalizeGtin } from './gtin'
 import { analyzeIngredients } from './ingredients/analyze'
+import { pageRunner, pageSelection } from './list-rows'
 import { refuseForeignPrefix } from './prefixes'
 import {
   candidateRows,
@@ -24,7 +25,7 @@ import {
   recordCandidates,
   summarize,
 } from './provenance'
-import { findProduct, productSelection, selectProducts, toProductResource } from './resource'
+import { findProduct, selectProducts, toProductResource } from './resource'
 import type { ProductCreate, ProductPatch } from './schemas'
 import { sendVerificationSignals } from './verification'
 
@@ -152,15 +153,18 @@ function listStatement(filter: ProductFilter) {
           .where(where)
           .prepare(`${name}_count`)
       : db.select({ n: total }).from(sql`(select) as one`).prepare(`${name}_count`)
-    const page = db
-      .select({ ...productSelection, total_count: total })
-      .from(products)
-      .leftJoin(brands, eq(brands.id, products.brandId))
-      .where(where)
-      .orderBy(asc(products.gtin))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare(name)
+    const page = pageRunner(
+      name,
+      db
+        .select(pageSelection(total))
+        .from(products)
+        .leftJoin(brands, eq(brands.id, products.brandId))
+        .where(where)
+        .orderBy(asc(products.gtin))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .$dynamic(),
+    )
     return { page, count }
   })
 }
@@ -170,7 +174,7 @@ export function listProducts(filter: ProductFilter, page: PageQuery) {
   const organization_id = filter.organization_id
   return paginate(
     page,
-    (limit, offset) => statement.page.execute({ limit, offset, organization_id }),
+    (limit, offset) => statement.page({ limit, offset, organization_id }),
     async () => Number((await statement.count.execute({ organization_id }))[0]?.n ?? 0),
     (r) => toProductResource(r),
   )

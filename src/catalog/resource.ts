@@ -11,10 +11,13 @@ export type ProductRow = typeof products.$inferSelect
 
 export type ProductWithBrand = { product: ProductRow; brandName: string | null; brandOrg: string | null }
 
+/** Each field's API name and column, looked up once (a list page copies 25 rows of them). */
+const FIELD_ENTRIES = ALL_FIELDS.map((field) => [field, FIELD_COLUMNS[field]] as const)
+
 /** The stored fields' values under their API names (PRODUCT_FIELDS order). */
 function storedFields(p: ProductRow) {
   const out = {} as { [K in ProductField]: ProductRow[(typeof FIELD_COLUMNS)[K]] }
-  for (const field of ALL_FIELDS) (out as Record<string, unknown>)[field] = p[FIELD_COLUMNS[field]]
+  for (const [field, column] of FIELD_ENTRIES) (out as Record<string, unknown>)[field] = p[column]
   return out
 }
 

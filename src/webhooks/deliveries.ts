@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm'
 import { db } from '../db/client'
-import { arrayParam } from '../db/params'
+import { arrayParam, unnestRows } from '../db/params'
 import { type DeliveryStatus, webhookDeliveries, webhookEndpoints } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import type { EventType } from '../events/types'
@@ -45,6 +45,27 @@ export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promi
     .returning()
   if (rows.some((r) => r.jobToken)) await announce(tx)
   return rows
+}
+
+/**
+ * createDeliveries for many (fan-out), returning nothing: the rows go as column arrays in one
+ * statement (a multi-row VALUES of thousands, and reading every row back, cost more to build and
+ * map than the insert took to run). Every endpoint given is active: each delivery is due at once.
+ */
+export async function queueDeliveries(tx: Tx, targets: DeliveryTarget[]) {
+  if (targets.length === 0) return
+  await tx.execute(sql`insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
+    select organization_id, endpoint_id, event_id, event_type, gen_random_uuid(), now() from ${unnestRows(
+      targets,
+      't',
+      {
+        organization_id: ['uuid', (t) => t.event.organizationId],
+        endpoint_id: ['uuid', (t) => t.endpoint.id],
+        event_id: ['uuid', (t) => t.event.id],
+        event_type: ['text', (t) => t.event.eventType],
+      },
+    )}`)
+  await announce(tx)
 }
 
 /** Deliveries still to go out that waited while their endpoint was off: each is due now. */
@@ -113,11 +134,23 @@ export const toDeliveryResource = (row: DeliveryRow, attemptLog: AttemptRecord[]
   attempt_log: attemptLog,
 })
 
+/**
+ * A delivery's attempts: the failed ones are rows of webhook_attempts; a success is recorded on the
+ * delivery's own row (its last attempt, with `latency_ms`: attempts.ts). A success settled before
+ * that column existed has its row in webhook_attempts and no latency on the delivery.
+ */
 const attemptLog = sql<AttemptRecord[]>`coalesce((
   select json_agg(json_build_object(
     'attempt', a.attempt, 'at', to_char(a.created at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'response_status', a.response_status, 'latency_ms', a.latency_ms, 'error', a.error) order by a.attempt)
-  from webhook_attempts a where a.delivery_id = webhook_deliveries.id), '[]'::json)`
+  from (
+    select attempt, created, response_status, latency_ms, error
+    from webhook_attempts where delivery_id = webhook_deliveries.id
+    union all
+    select webhook_deliveries.attempts, webhook_deliveries.last_attempt_at, webhook_deliveries.response_status,
+      webhook_deliveries.latency_ms, null
+    where webhook_deliveries.status = 'succeeded' and webhook_deliveries.latency_ms is not null
+  ) a), '[]'::json)`
 
 export type DeliveryFilter = { endpoint_id?: string; status?: DeliveryStatus }
 

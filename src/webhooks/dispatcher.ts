@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm'
 import { config } from '../config'
-import { db } from '../db/client'
 import { listener } from '../db/listener'
 import { logger } from '../shared/logger'
 import { attemptDelivery } from './attempts'
+import { type Claim, type ClaimRow, toClaim } from './claims'
 import { DUE_CHANNEL } from './deliveries'
+import { inOneRoundTrip, numeral } from './round-trip'
 
 /**
  * The webhook dispatcher: each worker process claims due deliveries from `webhook_deliveries`
@@ -43,83 +43,106 @@ export const sharesFromConfig = (): Shares => ({
 
 const CLAIM_LOCK = 727_044 // advisory lock id: one claim at a time across worker processes
 
-export type Claim = { id: string; token: string }
-
 /**
  * Claims up to `limit` due deliveries fairly (see above) and leases them; each gets a new token,
- * so an attempt of an earlier claim whose lease lapsed records nothing.
+ * so an attempt of an earlier claim whose lease lapsed records nothing. Each claim comes with its
+ * endpoint and its event, read in the same statement.
  *
  * Only endpoints with scheduled deliveries are visited (a skip scan of the scheduled index), and
  * of each at most its free slots are read: an endpoint whose circuit is open costs one index probe
  * however many deliveries wait for it. A switched-off or deleted endpoint's leftover gets a slot
  * so its attempt can park or cancel it.
+ *
+ * The lock and the claim go in one round trip (round-trip.ts): the lock is held to the end of that
+ * transaction, and the claim, a statement after it, sees what the previous holder committed.
  */
-export function claimDeliveries(limit: number, shares: Shares): Promise<Claim[]> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`)
-    const { rows } = await tx.execute<{ id: string; job_token: string }>(sql`
-      with recursive scheduled(endpoint_id) as (
-        -- ordered as webhook_deliveries_scheduled_idx is, so the planner walks that small index and
-        -- never the settled deliveries
-        (select endpoint_id from webhook_deliveries where job_token is not null
-         order by endpoint_id, next_attempt_at limit 1)
-        union all
-        select (select d.endpoint_id from webhook_deliveries d
-                where d.job_token is not null and d.endpoint_id > s.endpoint_id
-                order by d.endpoint_id, d.next_attempt_at limit 1)
-        from scheduled s where s.endpoint_id is not null
-      ),
-      busy as materialized (
-        select endpoint_id, organization_id, count(*)::int as n
-        from webhook_deliveries where lease_until > now()
-        group by endpoint_id, organization_id
-      ),
-      organization_busy as materialized (
-        select organization_id, sum(n)::int as n from busy group by organization_id
-      ),
-      endpoint_free as (
-        select e.id,
-          (case
-            when not e.is_active or e.deleted_at is not null then 1
-            when e.consecutive_failures < ${shares.circuitFailures}::int then ${shares.endpointConcurrency}::int
-            when e.circuit_open_until is null or e.circuit_open_until <= now() then 1
-            else 0
-          end) - coalesce(b.n, 0) as free
-        from scheduled s
-        join webhook_endpoints e on e.id = s.endpoint_id
-        left join busy b on b.endpoint_id = e.id
-      ),
-      candidates as (
-        select c.id, c.organization_id, c.next_attempt_at,
-          row_number() over (partition by c.organization_id order by c.endpoint_rank, c.next_attempt_at) as rank
-        from endpoint_free f
-        cross join lateral (
-          select d.id, d.organization_id, d.next_attempt_at,
-            row_number() over (order by d.next_attempt_at) as endpoint_rank
-          from webhook_deliveries d
-          where d.endpoint_id = f.id and d.job_token is not null and d.next_attempt_at <= now()
-            and (d.lease_until is null or d.lease_until <= now())
-          order by d.next_attempt_at
-          -- free is negative when a circuit opened over attempts already in flight; a negative
-          -- LIMIT is an error, and only the planner's choice keeps the filter below from running first
-          limit greatest(f.free, 0)
-        ) c
-        where f.free > 0
-      ),
-      chosen as (
-        select c.id from candidates c
-        left join organization_busy o on o.organization_id = c.organization_id
-        where c.rank <= ${shares.organizationConcurrency}::int - coalesce(o.n, 0)
-        order by c.rank, c.next_attempt_at
-        limit ${limit}::int
-      )
-      update webhook_deliveries d
-      set job_token = gen_random_uuid(), lease_until = now() + make_interval(secs => ${shares.leaseSeconds}::float8)
-      from chosen where d.id = chosen.id
-      returning d.id, d.job_token`)
-    return rows.map((r) => ({ id: r.id, token: r.job_token }))
+export async function claimDeliveries(limit: number, shares: Shares): Promise<Claim[]> {
+  const rows = await inOneRoundTrip<ClaimRow>(`select pg_advisory_xact_lock(${CLAIM_LOCK})`, {
+    name: 'webhook_claim',
+    types: ['int', 'int', 'int', 'int', 'float8'],
+    text: CLAIM,
+    args: [
+      shares.circuitFailures,
+      shares.endpointConcurrency,
+      shares.organizationConcurrency,
+      limit,
+      shares.leaseSeconds,
+    ].map(numeral),
   })
+  return rows.map(toClaim)
 }
+
+/** The claim (claimDeliveries): $1 circuit failures, $2 endpoint and $3 organization concurrency, $4 limit, $5 lease seconds. */
+const CLAIM = `
+    with recursive scheduled(endpoint_id) as (
+      -- ordered as webhook_deliveries_scheduled_idx is, so the planner walks that small index and
+      -- never the settled deliveries
+      (select endpoint_id from webhook_deliveries where job_token is not null
+       order by endpoint_id, next_attempt_at limit 1)
+      union all
+      select (select d.endpoint_id from webhook_deliveries d
+              where d.job_token is not null and d.endpoint_id > s.endpoint_id
+              order by d.endpoint_id, d.next_attempt_at limit 1)
+      from scheduled s where s.endpoint_id is not null
+    ),
+    busy as materialized (
+      select endpoint_id, organization_id, count(*)::int as n
+      from webhook_deliveries where lease_until > now()
+      group by endpoint_id, organization_id
+    ),
+    organization_busy as materialized (
+      select organization_id, sum(n)::int as n from busy group by organization_id
+    ),
+    endpoint_free as (
+      select e.id,
+        (case
+          when not e.is_active or e.deleted_at is not null then 1
+          when e.consecutive_failures < $1 then $2
+          when e.circuit_open_until is null or e.circuit_open_until <= now() then 1
+          else 0
+        end) - coalesce(b.n, 0) as free
+      from scheduled s
+      join webhook_endpoints e on e.id = s.endpoint_id
+      left join busy b on b.endpoint_id = e.id
+    ),
+    candidates as (
+      select c.id, c.organization_id, c.next_attempt_at,
+        row_number() over (partition by c.organization_id order by c.endpoint_rank, c.next_attempt_at) as rank
+      from endpoint_free f
+      cross join lateral (
+        select d.id, d.organization_id, d.next_attempt_at,
+          row_number() over (order by d.next_attempt_at) as endpoint_rank
+        from webhook_deliveries d
+        where d.endpoint_id = f.id and d.job_token is not null and d.next_attempt_at <= now()
+          and (d.lease_until is null or d.lease_until <= now())
+        order by d.next_attempt_at
+        -- free is negative when a circuit opened over attempts already in flight; a negative
+        -- LIMIT is an error, and only the planner's choice keeps the filter below from running first
+        limit greatest(f.free, 0)
+      ) c
+      where f.free > 0
+    ),
+    chosen as (
+      select c.id from candidates c
+      left join organization_busy o on o.organization_id = c.organization_id
+      where c.rank <= $3 - coalesce(o.n, 0)
+      order by c.rank, c.next_attempt_at
+      limit $4
+    ),
+    claimed as (
+      update webhook_deliveries d
+      set job_token = gen_random_uuid(), lease_until = now() + make_interval(secs => $5)
+      from chosen where d.id = chosen.id
+      returning d.id, d.job_token, d.attempts, d.endpoint_id, d.event_id
+    )
+    select c.id, c.job_token, c.attempts,
+      e.id as endpoint_id, e.url, e.signing_secret, e.previous_secret, e.rotated_at, e.is_active,
+      e.deleted_at is not null as deleted,
+      v.id as event_id, v.event_type, v.created as event_created, v.organization_id, v.subject_id, v.data,
+      v.trace_parent
+    from claimed c
+    join webhook_endpoints e on e.id = c.endpoint_id
+    join events v on v.id = c.event_id`
 
 const IDLE_POLL_MS = 200
 const ERROR_PAUSE_MS = 1000
@@ -131,7 +154,7 @@ const ERROR_PAUSE_MS = 1000
  */
 export function startDispatcher(
   shares: Shares = sharesFromConfig(),
-  attempt: (claim: Claim) => Promise<void> = (c) => attemptDelivery(c.id, c.token),
+  attempt: (claim: Claim) => Promise<void> = attemptDelivery,
 ): () => Promise<void> {
   const running = new Set<Promise<void>>()
   let stopped = false

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull } from 'drizzle-orm'
 import { webhookEndpoints } from '../db/schema'
 import { refSubscriber } from '../events/subscribers'
 import { EVENT_TYPES } from '../shared/event-types'
-import { createDeliveries, type DeliveryTarget } from './deliveries'
+import { type DeliveryTarget, queueDeliveries } from './deliveries'
 import { fanOutQueue } from './queues'
 
 /**
@@ -41,6 +41,6 @@ export const fanOutSubscriber = refSubscriber({
             event: { id: event.id, eventType: event.eventType, organizationId: event.organizationId },
             endpoint: { id: endpoint.id, isActive: true },
           })
-    await createDeliveries(tx, targets)
+    await queueDeliveries(tx, targets)
   },
 })

@@ -9,6 +9,11 @@ export type PostResult = {
   retryAfter: number | null
   latencyMs: number
   error: string | null
+  /**
+   * This side gave up waiting (the timeout): fetch tears the connection down on its own HTTP
+   * thread, after the rejection has reached us, so the socket may still be open for a moment.
+   */
+  timedOut: boolean
 }
 
 /** Retry-After as seconds: a number of seconds or an HTTP date. */
@@ -61,15 +66,16 @@ async function post(
       response.status === 429 || response.status === 503
         ? parseRetryAfter(response.headers.get('retry-after'), new Date())
         : null
-    return { status: response.status, retryAfter, latencyMs: elapsed(), error: null }
+    return { status: response.status, retryAfter, latencyMs: elapsed(), error: null, timedOut: false }
   } catch (err) {
     const e = err as Error
+    const timedOut = !(err instanceof TargetRefused) && e?.name === 'TimeoutError'
     const error =
       err instanceof TargetRefused
         ? `refused: ${e.message}`
-        : e?.name === 'TimeoutError'
+        : timedOut
           ? `timed out after ${timeoutMs / 1000} s`
           : `connection failed: ${e?.message ?? String(err)}`
-    return { status: null, retryAfter: null, latencyMs: elapsed(), error }
+    return { status: null, retryAfter: null, latencyMs: elapsed(), error, timedOut }
   }
 }

@@ -65,6 +65,11 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: at(),
     responseStatus: integer(),
     /**
+     * The successful attempt's latency: a success is recorded on the delivery's row alone (its
+     * attempt number, time and status above); webhook_attempts holds the failed attempts.
+     */
+    latencyMs: integer(),
+    /**
      * Set while the delivery is scheduled (its next attempt at `next_attempt_at`); each claim of an
      * attempt gets a new one, and an attempt whose token is no longer the delivery's records
      * nothing. Null once settled, and while the delivery waits for its endpoint to be switched on.

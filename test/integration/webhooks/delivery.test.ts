@@ -192,6 +192,34 @@ describe('retries', () => {
     for (const gap of gaps.slice(0, 6)) expect(gap).toBeGreaterThanOrEqual(250)
   }, 60_000)
 
+  // a success is recorded on the delivery's own row, the failures as attempt rows: the log shows both
+  test('a delivery that succeeds after failures logs every attempt, the success with its latency', async () => {
+    const org = await organization()
+    const flaky = receiver((_req, i) => (i < 2 ? { status: 500 } : { delayMs: 50 }))
+    const steady = receiver()
+    const ep = await endpoint(org.key, flaky.url, ['webhook.test'])
+    const once = await endpoint(org.key, steady.url, ['webhook.test'])
+    for (const id of [ep.id, once.id])
+      expect((await call('POST', `/webhooks/api/v1/endpoints/${id}/test/`, org.key)).status).toBe(202)
+    const succeeded = async (id: string) => {
+      const [d] = await deliveries(org.key, id)
+      return d?.status === 'succeeded' ? d : null
+    }
+    const d = await until(() => succeeded(ep.id), 15_000)
+    expect(d).toMatchObject({ attempts: 3, response_status: 200, next_attempt_at: null })
+    expect(d.attempt_log.map((a: any) => [a.attempt, a.response_status, a.error])).toEqual([
+      [1, 500, 'HTTP 500'],
+      [2, 500, 'HTTP 500'],
+      [3, 200, null],
+    ])
+    expect(d.attempt_log[2].at).toBe(d.last_attempt_at)
+    expect(d.attempt_log[2].latency_ms).toBeGreaterThanOrEqual(40)
+    const first = await until(() => succeeded(once.id), 15_000)
+    expect(first.attempt_log).toEqual([
+      { attempt: 1, at: first.last_attempt_at, response_status: 200, latency_ms: expect.any(Number), error: null },
+    ])
+  }, 60_000)
+
   test('Retry-After on 503 is honoured, and capped at the longest step', async () => {
     const org = await organization()
     const busy = receiver((_req, i) => (i === 0 ? { status: 503, headers: { 'retry-after': '1' } } : {}))
