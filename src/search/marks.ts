@@ -18,18 +18,25 @@ import { pushDocuments } from './typesense/sync'
  * sends their documents to Typesense as well.
  *
  * A bulk writer's marks wait until the bulk writers have gone quiet (no bulk mark for
- * BULK_QUIET_SECONDS: the import ended or paused), or until the oldest has waited
- * BULK_MAX_WAIT_SECONDS: building documents costs about as much CPU as writing the products, and on
- * a machine of few cores a drain running beside an import halves the import's pace for the same
- * total work (issue 45: a million OFF rows were 40 % slower with the drain keeping up). A long
- * import's products are still searchable in bounded time, and an import that ends says so
- * (`drainBulkMarksNow`): its products are searchable once the drain has built them, without the
- * wait. Marks of API writes (Typesense mode) are drained at once.
+ * BULK_QUIET_SECONDS: the import ended or paused), until the oldest has waited
+ * BULK_MAX_WAIT_SECONDS, or while BULK_MAX_PENDING wait: building a document costs more CPU than
+ * writing its product, and on a machine of few cores a drain running beside an import takes the
+ * import's cores for the same total work (issue 45, 200,000 OFF rows: the import's database CPU
+ * fell from 34.7 to 18.4 s with the drain held). A long import's products are still searchable in
+ * bounded time, and an import that ends says so (`drainBulkMarksNow`): its products are searchable
+ * once the drain has built them, without the wait. Marks of API writes (Typesense mode) are drained
+ * at once.
  */
-/** A bulk mark is held while another was made this recently (a chunk marks its rows a few seconds before it commits, on a busy machine). */
+/** A bulk mark is held while another was made this recently (a chunk marks its rows a second or more before it commits). */
 export const BULK_QUIET_SECONDS = 5
-/** … and never longer than this after it was made. */
+/** … and never longer than this after it was made, … */
 export const BULK_MAX_WAIT_SECONDS = 300
+/**
+ * … nor while this many are waiting: what is left when an import ends is built in about a minute on
+ * two busy cores (about 8,000 documents a second), so its products are searchable soon after it
+ * ends however long it ran (issue 45: within 120 s of a million-row import's end).
+ */
+export const BULK_MAX_PENDING = 500_000
 
 /** How many marks one drain transaction takes: one document statement per collection. */
 export const DRAIN_BATCH = 5_000
@@ -50,9 +57,10 @@ async function mark(ex: Executor, collection: Collection, ids: string[], bulk: b
   if (ids.length === 0) return
   // in id order, so concurrent writers marking the same rows take their locks in the same order;
   // a row marked by an API write too is drained at once
-  await ex.execute(sql`insert into search_index_pending (collection, id, bulk)
-    select ${collection}, id, ${bulk} from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
-    on conflict (collection, id) do update set marked = clock_timestamp(),
+  // stamped when marked, not when the transaction began (bulkHeldFor reads how recent the marks are)
+  await ex.execute(sql`insert into search_index_pending (collection, id, bulk, marked)
+    select ${collection}, id, ${bulk}, clock_timestamp() from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
+    on conflict (collection, id) do update set marked = excluded.marked,
       bulk = search_index_pending.bulk and excluded.bulk`)
   await searchIndexQueue.send(ex, {})
 }
@@ -84,17 +92,19 @@ export async function pendingSearchDocuments(ex: Executor): Promise<number> {
 }
 
 /**
- * How long the bulk marks are held yet, in seconds (BULK_QUIET_SECONDS, BULK_MAX_WAIT_SECONDS); 0:
+ * How long the bulk marks are held yet, in seconds (BULK_QUIET_SECONDS, BULK_MAX_WAIT_SECONDS,
+ * BULK_MAX_PENDING); 0:
  * drain them now (or there are none). Read on the database's clock, which stamped the marks.
  */
 async function bulkHeldFor(): Promise<number> {
   const [times] = (
-    await db.execute<{ quiet: number | null; waited: number | null }>(sql`select
+    await db.execute<{ quiet: number | null; waited: number | null; waiting: number }>(sql`select
       extract(epoch from clock_timestamp() - max(marked))::float8 as quiet,
-      extract(epoch from clock_timestamp() - min(marked))::float8 as waited
+      extract(epoch from clock_timestamp() - min(marked))::float8 as waited,
+      (select count(*) from (select from search_index_pending where bulk limit ${BULK_MAX_PENDING}) w)::int as waiting
     from search_index_pending where bulk`)
   ).rows
-  if (times?.quiet == null || times.waited == null) return 0
+  if (times?.quiet == null || times.waited == null || times.waiting >= BULK_MAX_PENDING) return 0
   return Math.max(0, Math.min(BULK_QUIET_SECONDS - times.quiet, BULK_MAX_WAIT_SECONDS - times.waited))
 }
 
@@ -156,7 +166,12 @@ export async function drainSearchMarks(
 ): Promise<number> {
   if (typesenseEnabled()) await ensureCollections()
   const until = performance.now() + DRAIN_BUDGET_MS
-  const held = now ? 0 : await bulkHeldFor()
+  // asked again before each step: a drain that began in a pause of an import stops when it goes on
+  let held = 0
+  const bulkStep = async () => {
+    held = now ? 0 : await bulkHeldFor()
+    return held > 0 ? 0 : drainStep(true)
+  }
   let more = false
   const drains = Array.from({ length: concurrency }, async () => {
     let done = 0
@@ -165,13 +180,14 @@ export async function drainSearchMarks(
         more = true
         return done
       }
-      const n = (await drainStep(false)) || (held > 0 ? 0 : await drainStep(true))
+      const n = (await drainStep(false)) || (await bulkStep())
       if (n === 0) return done
       done += n
     }
   })
   const done = (await Promise.all(drains)).reduce((a, b) => a + b, 0)
-  if (more) await searchIndexQueue.send(db, now ? { now } : {})
+  // the rest as any drain: an ended run's marks are quiet by then, another run's are held again
+  if (more) await searchIndexQueue.send(db, {})
   else if (held > 0) await searchIndexQueue.send(db, {}, { startAfter: Math.ceil(held) })
   return done
 }
