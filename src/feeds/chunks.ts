@@ -115,6 +115,10 @@ function reasonOf(err: unknown): string {
  * the reason. A transient failure (connection, deadlock, …) fails the job, which pg-boss retries.
  */
 export async function writeChunk(tx: Tx, runId: string, chunk: number) {
+  // The chunk's commit does not wait for its WAL to reach the disk: a crash that loses it loses the
+  // job's completion too (written after it, durably, which flushes this commit first), so the job
+  // is retried and the chunk, still `queued`, written again. Nothing acknowledged is lost.
+  await tx.execute(sql`set local synchronous_commit = off`)
   const [row] = await tx
     .select()
     .from(feedRunChunks)

@@ -6,6 +6,7 @@ import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { emit } from '../events/outbox'
 import { rateLimitHeaders } from '../http/rate-limit'
 import type { ReceivedUpload } from '../http/upload'
+import { drainBulkMarksNow } from '../search'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type PageQuery, paginate } from '../shared/pagination'
@@ -287,6 +288,12 @@ export function listRuns(organizationId: string | null, filter: { status?: RunRo
  * with the run as the API shows it (its counts), in the transaction that ends it. The platform's
  * runs (no organization) tell nobody.
  */
+/** A run is over: its products' search documents are built now (marks.ts holds them while it runs), and it is announced. */
+async function ended(tx: Tx, run: RunRow) {
+  await drainBulkMarksNow(tx)
+  await announceEnd(tx, run)
+}
+
 async function announceEnd(tx: Tx, run: RunRow) {
   if (run.organizationId === null || (run.status !== 'succeeded' && run.status !== 'failed')) return
   await emit(tx, {
@@ -308,7 +315,7 @@ export function failRun(ex: Executor, runId: string, reason: string) {
       .set({ status: 'failed', error: reason, finishedAt: new Date() })
       .where(and(eq(feedRuns.id, runId), inArray(feedRuns.status, ['queued', 'running'])))
       .returning()
-    if (run) await announceEnd(tx, run)
+    if (run) await ended(tx, run)
     return Boolean(run)
   })
 }
@@ -365,12 +372,12 @@ export async function finishIfComplete(tx: Tx, runId: string) {
       : []
     disappeared = { disappearedCount: count, disappearedSample: sample }
   }
-  const [ended] = await tx
+  const [finished] = await tx
     .update(feedRuns)
     .set({ status: 'succeeded', finishedAt: new Date(), ...disappeared })
     .where(eq(feedRuns.id, runId))
     .returning()
   await tx.delete(feedUploads).where(eq(feedUploads.runId, runId))
-  await announceEnd(tx, ended!)
+  await ended(tx, finished!)
   return true
 }

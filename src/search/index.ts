@@ -5,7 +5,13 @@ import { searchIndexQueue } from './queues'
 import { searchRoutes } from './routes'
 import { indexWorker } from './workers'
 
-export { drainSearchMarks, markSearchDocuments, pendingSearchDocuments, refreshSearchDocuments } from './marks'
+export {
+  drainBulkMarksNow,
+  drainSearchMarks,
+  markSearchDocuments,
+  pendingSearchDocuments,
+  refreshSearchDocuments,
+} from './marks'
 export { searchIndexQueue } from './queues'
 export { reindexAll } from './reindex'
 

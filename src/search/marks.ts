@@ -16,7 +16,27 @@ import { pushDocuments } from './typesense/sync'
  * `search.documents` job rebuilds the marked documents after the writer commits, thousands per
  * statement (`drainSearchMarks`). In Typesense mode every write also marks its rows, and the drain
  * sends their documents to Typesense as well.
+ *
+ * A bulk writer's marks wait until the bulk writers have gone quiet (no bulk mark for
+ * BULK_QUIET_SECONDS: the import ended or paused), until the oldest has waited
+ * BULK_MAX_WAIT_SECONDS, or while BULK_MAX_PENDING wait: building a document costs more CPU than
+ * writing its product, and on a machine of few cores a drain running beside an import takes the
+ * import's cores for the same total work (issue 45, 200,000 OFF rows: the import's database CPU
+ * fell from 34.7 to 18.4 s with the drain held). A long import's products are still searchable in
+ * bounded time, and an import that ends says so (`drainBulkMarksNow`): its products are searchable
+ * once the drain has built them, without the wait. Marks of API writes (Typesense mode) are drained
+ * at once.
  */
+/** A bulk mark is held while another was made this recently (a chunk marks its rows a second or more before it commits). */
+export const BULK_QUIET_SECONDS = 5
+/** … and never longer than this after it was made, … */
+export const BULK_MAX_WAIT_SECONDS = 300
+/**
+ * … nor while this many are waiting: what is left when an import ends is built in about a minute on
+ * two busy cores (about 8,000 documents a second), so its products are searchable soon after it
+ * ends however long it ran (issue 45: within 120 s of a million-row import's end).
+ */
+export const BULK_MAX_PENDING = 500_000
 
 /** How many marks one drain transaction takes: one document statement per collection. */
 export const DRAIN_BATCH = 5_000
@@ -28,12 +48,20 @@ export const TYPESENSE_BATCH = 500
  * job sent in that transaction: it runs once the marks are committed). A row marked again gets a
  * newer mark, so a drain that took the older one meanwhile leaves it (`drainSearchMarks`).
  */
-export async function markSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
+export function markSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
+  return mark(ex, collection, ids, true)
+}
+
+/** Marks rows, as a bulk writer's (held while bulk writers are busy) or not (drained at once). */
+async function mark(ex: Executor, collection: Collection, ids: string[], bulk: boolean) {
   if (ids.length === 0) return
-  // in id order, so concurrent writers marking the same rows take their locks in the same order
-  await ex.execute(sql`insert into search_index_pending (collection, id)
-    select ${collection}, id from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
-    on conflict (collection, id) do update set marked = clock_timestamp()`)
+  // in id order, so concurrent writers marking the same rows take their locks in the same order;
+  // a row marked by an API write too is drained at once
+  // stamped when marked, not when the transaction began (bulkHeldFor reads how recent the marks are)
+  await ex.execute(sql`insert into search_index_pending (collection, id, bulk, marked)
+    select ${collection}, id, ${bulk}, clock_timestamp() from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
+    on conflict (collection, id) do update set marked = excluded.marked,
+      bulk = search_index_pending.bulk and excluded.bulk`)
   await searchIndexQueue.send(ex, {})
 }
 
@@ -45,8 +73,16 @@ export async function markSearchDocuments(ex: Executor, collection: Collection, 
  */
 export async function refreshSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
   if (ids.length === 0) return
-  if (typesenseEnabled()) await markSearchDocuments(ex, collection, ids)
+  if (typesenseEnabled()) await mark(ex, collection, ids, false)
   await buildSearchDocuments(ex, collection, ids)
+}
+
+/**
+ * Wakes the drain to build every bulk mark now, held or not (a bulk writer is done: a feed run
+ * ended), once the caller's transaction commits.
+ */
+export async function drainBulkMarksNow(ex: Executor) {
+  await searchIndexQueue.send(ex, { now: true })
 }
 
 /** How many rows are marked and not yet rebuilt (0: every committed write is searchable). */
@@ -56,18 +92,35 @@ export async function pendingSearchDocuments(ex: Executor): Promise<number> {
 }
 
 /**
- * One drain step, in one transaction: takes up to `DRAIN_BATCH` marks, oldest first, skipping
- * marks a writer holds (its transaction keeps them for the next step), rebuilds their documents
+ * How long the bulk marks are held yet, in seconds (BULK_QUIET_SECONDS, BULK_MAX_WAIT_SECONDS,
+ * BULK_MAX_PENDING); 0:
+ * drain them now (or there are none). Read on the database's clock, which stamped the marks.
+ */
+async function bulkHeldFor(): Promise<number> {
+  const [times] = (
+    await db.execute<{ quiet: number | null; waited: number | null; waiting: number }>(sql`select
+      extract(epoch from clock_timestamp() - max(marked))::float8 as quiet,
+      extract(epoch from clock_timestamp() - min(marked))::float8 as waited,
+      (select count(*) from (select from search_index_pending where bulk limit ${BULK_MAX_PENDING}) w)::int as waiting
+    from search_index_pending where bulk`)
+  ).rows
+  if (times?.quiet == null || times.waited == null || times.waiting >= BULK_MAX_PENDING) return 0
+  return Math.max(0, Math.min(BULK_QUIET_SECONDS - times.quiet, BULK_MAX_WAIT_SECONDS - times.waited))
+}
+
+/**
+ * One drain step, in one transaction: takes up to `DRAIN_BATCH` marks of one kind (bulk or not),
+ * oldest first, skipping marks a writer holds (its transaction keeps them for the next step), rebuilds their documents
  * (in Typesense mode sends them there too) and removes the marks. A failure rolls the step back:
  * the marks stay for the retry. The new names' words are added after the commit, so the step never
  * holds a word's lock while it waits for a document a writer holds (who may wait for that word).
  * Returns how many marks it took.
  */
-async function drainStep(): Promise<number> {
+async function drainStep(bulk: boolean): Promise<number> {
   const written: [Collection, string[]][] = []
   const taken = await transaction(async (tx) => {
     const marks = await tx.execute<{ collection: Collection; id: string }>(sql`delete from search_index_pending m
-      where (m.collection, m.id) in (select collection, id from search_index_pending
+      where (m.collection, m.id) in (select collection, id from search_index_pending where bulk = ${bulk}
         order by marked limit ${DRAIN_BATCH} for update skip locked)
       returning m.collection, m.id::text as id`)
     const byCollection = Map.groupBy(marks.rows, (m) => m.collection)
@@ -103,12 +156,22 @@ const DRAIN_BUDGET_MS = 60_000
 
 /**
  * The `search.documents` job: drains until no mark is left, in SEARCH_DRAIN_CONCURRENCY transactions
- * at once (each takes marks the others do not hold); past DRAIN_BUDGET_MS it sends a job for the
- * rest and returns. Returns how many marks it took.
+ * at once (each takes marks the others do not hold): the marks of API writes, then the bulk marks
+ * unless they are held (bulkHeldFor; `now`: they are not), in which case a job is sent for when they no longer are. Past
+ * DRAIN_BUDGET_MS it sends a job for the rest and returns. Returns how many marks it took.
  */
-export async function drainSearchMarks(concurrency = config.SEARCH_DRAIN_CONCURRENCY): Promise<number> {
+export async function drainSearchMarks(
+  concurrency = config.SEARCH_DRAIN_CONCURRENCY,
+  { now = false }: { now?: boolean } = {},
+): Promise<number> {
   if (typesenseEnabled()) await ensureCollections()
   const until = performance.now() + DRAIN_BUDGET_MS
+  // asked again before each step: a drain that began in a pause of an import stops when it goes on
+  let held = 0
+  const bulkStep = async () => {
+    held = now ? 0 : await bulkHeldFor()
+    return held > 0 ? 0 : drainStep(true)
+  }
   let more = false
   const drains = Array.from({ length: concurrency }, async () => {
     let done = 0
@@ -117,12 +180,14 @@ export async function drainSearchMarks(concurrency = config.SEARCH_DRAIN_CONCURR
         more = true
         return done
       }
-      const n = await drainStep()
+      const n = (await drainStep(false)) || (await bulkStep())
       if (n === 0) return done
       done += n
     }
   })
   const done = (await Promise.all(drains)).reduce((a, b) => a + b, 0)
+  // the rest as any drain: an ended run's marks are quiet by then, another run's are held again
   if (more) await searchIndexQueue.send(db, {})
+  else if (held > 0) await searchIndexQueue.send(db, {}, { startAfter: Math.ceil(held) })
   return done
 }

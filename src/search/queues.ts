@@ -6,9 +6,10 @@ import { defineQueue } from '../db/queues'
  * otherwise deduplicated) queue: its unique index makes a second writer's send wait for the first
  * writer's commit, which serialised concurrent feed chunks (and could deadlock them). A worker takes
  * many waiting jobs at once and drains once for all of them; one finding the marks taken is done at
- * once. (`search.index`, the stately queue of earlier releases, is no longer sent to.)
+ * once. `now`: build the bulk writers' held marks too (drainBulkMarksNow). (`search.index`, the
+ * stately queue of earlier releases, is no longer sent to.)
  */
-export const searchIndexQueue = defineQueue<Record<string, never>>(
+export const searchIndexQueue = defineQueue<{ now?: boolean }>(
   'search.documents',
   { retryLimit: 10, retryDelay: 5, retryBackoff: true },
   // jobs left in the stately queue of earlier releases are drained by this worker, then it is retired

@@ -110,8 +110,8 @@ export const products = pgTable(
     modified: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [
-    index('products_owner_gtin_idx').on(table.ownerId, table.gtin),
-    index('products_allergens_idx').using('gin', table.containsAllergens),
+    // the owner's list is its only reader: unowned products (a feed's millions) stay out (migration 0030)
+    index('products_owner_gtin_idx').on(table.ownerId, table.gtin).where(sql`${table.ownerId} is not null`),
     index('products_brand_idx').on(table.brandId),
   ],
 )

@@ -90,9 +90,11 @@ export const searchIndexPending = pgTable(
     collection: text({ enum: ['product', 'brand', 'retailer'] }).notNull(),
     id: uuid().notNull(),
     marked: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** marked by a bulk writer (a feed chunk): drained once the writers have gone quiet (marks.ts) */
+    bulk: boolean().notNull().default(false),
   },
   (table) => [
     primaryKey({ columns: [table.collection, table.id] }),
-    index('search_index_pending_marked_idx').on(table.marked),
+    index('search_index_pending_bulk_marked_idx').on(table.bulk, table.marked),
   ],
 )

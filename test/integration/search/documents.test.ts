@@ -7,7 +7,13 @@ import { candidateRows } from '../../../src/catalog/provenance'
 import { db } from '../../../src/db/client'
 import { arrayParam } from '../../../src/db/params'
 import { transaction } from '../../../src/db/tx'
-import { markSearchDocuments, pendingSearchDocuments, refreshSearchDocuments, reindexAll } from '../../../src/search'
+import {
+  drainSearchMarks,
+  markSearchDocuments,
+  pendingSearchDocuments,
+  refreshSearchDocuments,
+  reindexAll,
+} from '../../../src/search'
 import { search as searchCatalog } from '../../../src/search/search'
 import type { SearchInput } from '../../../src/search/types'
 import { ADMIN, createOrganization, eventually, PRODUCTS, RETAILERS, sql, uniqueGtin } from '../../support/fixtures'
@@ -181,6 +187,26 @@ describe('search documents: bulk writers mark, the drain builds', () => {
     // rows that do not exist: the drain takes the marks and writes no document
     await eventually(async () => ((await marksOf(a)) + (await marksOf(b)) === 0 ? true : null))
     expect(await document(a)).toBeUndefined()
+  })
+
+  test("a bulk writer's marks wait while bulk writers are busy, an API write's do not, and an ended import releases them", async () => {
+    // rows that do not exist: the drain takes their marks and writes no document
+    const [bulk, api, ended] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()]
+    await transaction((tx) => markSearchDocuments(tx, 'product', [bulk]))
+    // a write through the API marks its row too in Typesense mode (not as a bulk writer)
+    await sql(`insert into search_index_pending (collection, id) values ('product', $1)`, [api])
+    await drainSearchMarks()
+    expect(await marksOf(api)).toBe(0)
+    // marked a moment ago: its writer may still be writing (a feed import), so it waits
+    expect(await marksOf(bulk)).toBe(1)
+    // the bulk writers have gone quiet: taken
+    await sql(`update search_index_pending set marked = now() - interval '1 minute' where id = $1`, [bulk])
+    await drainSearchMarks()
+    expect(await marksOf(bulk)).toBe(0)
+    // a feed run that ended wakes the drain for them at once (drainBulkMarksNow)
+    await transaction((tx) => markSearchDocuments(tx, 'product', [ended]))
+    await drainSearchMarks(undefined, { now: true })
+    expect(await marksOf(ended)).toBe(0)
   })
 
   test('search reindex builds the documents of rows written behind the writers, and drops stale words', async () => {
