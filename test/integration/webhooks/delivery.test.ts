@@ -205,7 +205,7 @@ describe('retries', () => {
       const [d] = await deliveries(org.key, id)
       return d?.status === 'succeeded' ? d : null
     }
-    const d = await until(() => succeeded(ep.id), 15_000)
+    const d = await eventually(() => succeeded(ep.id), 15_000)
     expect(d).toMatchObject({ attempts: 3, response_status: 200, next_attempt_at: null })
     expect(d.attempt_log.map((a: any) => [a.attempt, a.response_status, a.error])).toEqual([
       [1, 500, 'HTTP 500'],
@@ -214,7 +214,7 @@ describe('retries', () => {
     ])
     expect(d.attempt_log[2].at).toBe(d.last_attempt_at)
     expect(d.attempt_log[2].latency_ms).toBeGreaterThanOrEqual(40)
-    const first = await until(() => succeeded(once.id), 15_000)
+    const first = await eventually(() => succeeded(once.id), 15_000)
     expect(first.attempt_log).toEqual([
       { attempt: 1, at: first.last_attempt_at, response_status: 200, latency_ms: expect.any(Number), error: null },
     ])
