@@ -5,7 +5,7 @@ import pg from 'pg'
 import { ownCluster, postmastersOf, strayPostmaster, tempDir } from '../support/cluster'
 import { eventually, ORGS, PRODUCTS, uniqueGtin } from '../support/fixtures'
 import { freePort, start, startServer } from '../support/process'
-import { databaseUrl } from '../support/server'
+import { api, databaseUrl, type Reply } from '../support/server'
 
 // Issue 44, finding 7 (operations): with PostgreSQL down every route answers 503 problem+json
 // with Retry-After, not 500, and the error log stays quiet; a server never shares its embedded
@@ -13,6 +13,7 @@ import { databaseUrl } from '../support/server'
 // taken port stops a second process.
 
 const ADMIN_TOKEN = 'outage-admin-token-0123456789'
+const ADMIN = { 'x-admin-token': ADMIN_TOKEN }
 const dirs: string[] = []
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
@@ -25,18 +26,7 @@ const lines = (output: string): Line[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l))
 
-async function call(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  const res = await fetch(base + path, {
-    method,
-    redirect: 'manual',
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, headers: res.headers, text, json: text.startsWith('{') ? JSON.parse(text) : null }
-}
-
-function expectUnavailable(res: Awaited<ReturnType<typeof call>>, what: string) {
+function expectUnavailable(res: Reply, what: string) {
   expect(res.status, what).toBe(503)
   expect(res.headers.get('content-type'), what).toStartWith('application/problem+json')
   expect(res.headers.get('retry-after'), what).toMatch(/^[1-9][0-9]*$/)
@@ -59,42 +49,34 @@ describe('PostgreSQL down', () => {
     dirs.push(dir)
     const cluster = await ownCluster(dir)
     const server = await startServer({ DATABASE_URL: cluster.url, ADMIN_TOKEN, LOG_LEVEL: 'info' })
-    const base = server.url
+    const { call, get, post } = api(server.url)
     try {
-      const created = await call(
-        base,
-        'POST',
-        ORGS,
-        { 'x-admin-token': ADMIN_TOKEN },
-        {
-          name: 'Outage Org',
-          owner_email: 'owner@outage.test',
-        },
-      )
+      const created = await post(ORGS, { name: 'Outage Org', owner_email: 'owner@outage.test' }, undefined, ADMIN)
       expect(created.status).toBe(201)
-      const key = { 'x-api-key': created.json.api_key.key as string }
+      const key = created.json.api_key.key as string
+      const keyed = { 'x-api-key': key }
       const gtin = uniqueGtin()
-      expect((await call(base, 'POST', PRODUCTS, key, { gtin, product_name: 'Oat Drink' })).status).toBe(201)
-      const product = await call(base, 'GET', `${PRODUCTS}/${gtin}`, key)
+      expect((await post(PRODUCTS, { gtin, product_name: 'Oat Drink' }, key)).status).toBe(201)
+      const product = await get(`${PRODUCTS}/${gtin}`, key)
       expect(product.status).toBe(200)
       const search = `/catalog/api/v1/search?q=${encodeURIComponent('Oat Drink')}`
-      expect((await call(base, 'GET', search)).status).toBe(200)
+      expect((await get(search)).status).toBe(200)
       const scan = `/01/${gtin.padStart(14, '0')}`
-      const scanned = await call(base, 'GET', scan)
+      const scanned = await get(scan)
       expect(scanned.status).toBeLessThan(500)
 
       await cluster.stop()
       const before = server.output().length
       const lost = uniqueGtin()
       const requests: [string, string, Record<string, string>, unknown?][] = [
-        ['GET', `${PRODUCTS}/${gtin}`, key],
+        ['GET', `${PRODUCTS}/${gtin}`, keyed],
         ['GET', search, {}],
-        ['GET', `${PRODUCTS}/${uniqueGtin()}`, key],
+        ['GET', `${PRODUCTS}/${uniqueGtin()}`, keyed],
         ['GET', scan, {}],
         ['GET', `/01/${uniqueGtin().padStart(14, '0')}`, {}],
-        ['POST', PRODUCTS, key, { gtin: lost, product_name: 'Lost' }],
-        ['POST', ORGS, { 'x-admin-token': ADMIN_TOKEN }, { name: 'Lost Org', owner_email: 'lost@outage.test' }],
-        ['GET', `${ORGS}/${created.json.organization.id}/members`, key],
+        ['POST', PRODUCTS, keyed, { gtin: lost, product_name: 'Lost' }],
+        ['POST', ORGS, ADMIN, { name: 'Lost Org', owner_email: 'lost@outage.test' }],
+        ['GET', `${ORGS}/${created.json.organization.id}/members`, keyed],
         ['GET', '/readyz', {}],
       ]
       // the scan of the product already scanned may be answered from the resolver's in-memory index
@@ -102,21 +84,21 @@ describe('PostgreSQL down', () => {
       const fromMemory = (path: string, status: number) => path === scan && status === scanned.status
       let unavailable = 0
       for (const [method, path, headers, body] of requests) {
-        const res = await call(base, method, path, headers, body)
+        const res = await call(method, path, { headers, body })
         if (!fromMemory(path, res.status)) expectUnavailable(res, `${method} ${path}`)
         if (res.status === 503) unavailable++
       }
       // a stream of them: 20 rounds, every route
       let answered = 0
       for (let round = 0; round < 20; round++) {
-        const results = await Promise.all(requests.map(([m, p, h, b]) => call(base, m, p, h, b)))
+        const results = await Promise.all(requests.map(([m, p, h, b]) => call(m, p, { headers: h, body: b })))
         results.forEach((res, i) => {
           if (!fromMemory(requests[i]![1], res.status)) expect(res.status).toBe(503)
           if (res.status === 503) unavailable++
         })
         answered += results.length
       }
-      expect((await call(base, 'GET', '/healthz')).status).toBe(200) // the process is up
+      expect((await get('/healthz')).status).toBe(200) // the process is up
       // every request has its line in the request log (written within a few milliseconds)
       const during = await eventually(async () => {
         const now = lines(server.output().slice(before))
@@ -132,13 +114,13 @@ describe('PostgreSQL down', () => {
 
       await cluster.start()
       const again = await eventually(async () => {
-        const res = await call(base, 'GET', `${PRODUCTS}/${gtin}`, key)
+        const res = await get(`${PRODUCTS}/${gtin}`, key)
         return res.status === 200 ? res : null
       }, 30_000)
       expect(again.json).toEqual(product.json)
-      expect((await call(base, 'GET', search)).status).toBe(200)
-      expect((await call(base, 'GET', scan)).status).toBe(scanned.status)
-      expect((await call(base, 'GET', '/readyz')).status).toBe(200)
+      expect((await get(search)).status).toBe(200)
+      expect((await get(scan)).status).toBe(scanned.status)
+      expect((await get('/readyz')).status).toBe(200)
       // what was refused during the outage was not stored
       const client = new pg.Client({ connectionString: cluster.url })
       await client.connect()
@@ -165,15 +147,11 @@ describe('one server per embedded cluster', () => {
     const env = { DATA_DIR: dir, DATABASE_URL: '', ADMIN_TOKEN, LOG_LEVEL: 'info' }
     const pgDir = join(dir, 'pg')
     const first = await startServer(env)
-    const created = await call(
-      first.url,
-      'POST',
+    const created = await api(first.url).post(
       ORGS,
-      { 'x-admin-token': ADMIN_TOKEN },
-      {
-        name: 'Killed Org',
-        owner_email: 'owner@killed.test',
-      },
+      { name: 'Killed Org', owner_email: 'owner@killed.test' },
+      undefined,
+      ADMIN,
     )
     expect(created.status).toBe(201)
     expect(postmastersOf(pgDir).map((p) => p.parent)).toEqual([first.proc.pid!])
@@ -182,9 +160,10 @@ describe('one server per embedded cluster', () => {
 
     const second = await startServer(env)
     try {
-      const members = await call(second.url, 'GET', `${ORGS}/${created.json.organization.id}/members`, {
-        'x-api-key': created.json.api_key.key,
-      })
+      const members = await api(second.url).get(
+        `${ORGS}/${created.json.organization.id}/members`,
+        created.json.api_key.key,
+      )
       expect(members.status).toBe(200)
       expect(members.json.data[0].user_email).toBe('owner@killed.test')
       const postmasters = postmastersOf(pgDir)
@@ -206,7 +185,7 @@ describe('one server per embedded cluster', () => {
         `startup failed: port ${port} on 127.0.0.1 is already in use: stop the other process or set PORT`,
       )
       // the first server still answers every request from its own database
-      for (let i = 0; i < 20; i++) expect((await call(second.url, 'GET', '/readyz')).status).toBe(200)
+      for (let i = 0; i < 20; i++) expect((await api(second.url).get('/readyz')).status).toBe(200)
       expect(postmastersOf(pgDir)).toEqual(postmasters)
     } finally {
       second.kill('SIGTERM')
@@ -240,7 +219,7 @@ describe('one server per embedded cluster', () => {
       expect(postmasters[0]!.pid).not.toBe(stray.pid!)
       expect(Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0])).toBe(postmasters[0]!.pid)
       expect(JSON.parse(readFileSync(join(dir, 'server.pid'), 'utf8')).pid).toBe(second.proc.pid)
-      expect((await call(second.url, 'GET', '/readyz')).status).toBe(200)
+      expect((await api(second.url).get('/readyz')).status).toBe(200)
       const warned = lines(second.output()).find((l) =>
         l.msg?.startsWith('stopped an embedded PostgreSQL that no live server owned'),
       )

@@ -6,6 +6,7 @@ import { isolatedChromium } from '../support/chromium'
 import { ADMIN, uniqueGtin } from '../support/fixtures'
 import { ownDatabase } from '../support/own-database'
 import { ROOT, startServer } from '../support/process'
+import { api } from '../support/server'
 
 // The instant-search page in headless Chromium, driven over the DevTools protocol, against a
 // server with a catalog of its own (so the rows are known). Only loopback is reachable.
@@ -33,14 +34,7 @@ const CATALOG = [
   { product_name: 'Celery Soup', brand: 'Verdi', ingredients_text: 'water, celery, onion, salt' },
 ]
 
-async function call(path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(server.url + path, {
-    method: body ? 'POST' : 'GET',
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  return { status: res.status, json: (await res.json()) as any }
-}
+const { get, post } = api(() => server.url)
 
 beforeAll(async () => {
   await database.create()
@@ -50,13 +44,18 @@ beforeAll(async () => {
     SEARCH_ANONYMOUS_PER_MINUTE: '100000',
     LOG_LEVEL: 'warn',
   })
-  const org = await call('/account/api/v1/organizations', { name: 'Demo Foods', owner_email: 'o@demo.test' }, ADMIN)
+  const org = await post(
+    '/account/api/v1/organizations',
+    { name: 'Demo Foods', owner_email: 'o@demo.test' },
+    undefined,
+    ADMIN,
+  )
   expect(org.status).toBe(201)
-  const key = { 'x-api-key': org.json.api_key.key }
+  const key: string = org.json.api_key.key
   for (const product of CATALOG)
-    expect((await call('/products/api/v1/products', { gtin: uniqueGtin(), ...product }, key)).status).toBe(201)
+    expect((await post('/products/api/v1/products', { gtin: uniqueGtin(), ...product }, key)).status).toBe(201)
   const shop = { name: 'Chocolate Corner', website: 'https://corner.example', is_canonical: true }
-  expect((await call('/retailers/api/v1/retailers', shop, { ...key, ...ADMIN })).status).toBe(201)
+  expect((await post('/retailers/api/v1/retailers', shop, key, ADMIN)).status).toBe(201)
 
   const browser = await chromium.launch()
   page = chromium.watch(await browser.newPage())
@@ -111,7 +110,7 @@ async function settled(q: string) {
 
 /** What the service itself answers for the same query. */
 const served = async (query: string) =>
-  ((await call(`/catalog/api/v1/search?${query}`)).json.results as { type: string; name: string; match: string }[]).map(
+  ((await get(`/catalog/api/v1/search?${query}`)).json.results as { type: string; name: string; match: string }[]).map(
     (r) => ({ type: r.type, name: r.name, match: r.match }),
   )
 

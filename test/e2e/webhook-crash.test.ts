@@ -5,6 +5,7 @@ import { ADMIN, eventually, PRODUCTS, uniqueGtin } from '../support/fixtures'
 import { ownDatabase } from '../support/own-database'
 import { startServer } from '../support/process'
 import { startReceiver } from '../support/receiver'
+import { api } from '../support/server'
 
 // Issue 13, "done when" 2: the worker is killed while deliveries are in flight; a new worker
 // takes over and every event reaches the receiver at least once.
@@ -28,25 +29,23 @@ afterAll(async () => {
 
 test('a worker killed mid-delivery loses no event', async () => {
   await database.create()
-  const api = await startServer({ ...env, ROLE: 'api' })
-  processes.push(api)
-  const call = async (path: string, body: unknown, headers: Record<string, string>) => {
-    const res = await fetch(api.url + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    })
-    return (await res.json()) as any
-  }
-  const org = await call('/account/api/v1/organizations', { name: 'Crash Hooks', owner_email: 'c@hooks.test' }, ADMIN)
-  const key = { 'x-api-key': org.api_key.key }
-  const endpoint = await call(
+  const apiProcess = await startServer({ ...env, ROLE: 'api' })
+  processes.push(apiProcess)
+  const { post } = api(apiProcess.url)
+  const org = await post(
+    '/account/api/v1/organizations',
+    { name: 'Crash Hooks', owner_email: 'c@hooks.test' },
+    undefined,
+    ADMIN,
+  )
+  const key: string = org.json.api_key.key
+  const endpoint = await post(
     '/webhooks/api/v1/endpoints/',
     { url: `${receiver.url}/hook`, event_types: ['product.created'] },
     key,
   )
-  expect(endpoint.signing_secret).toStartWith('whsec_')
-  for (let i = 0; i < 40; i++) await call(PRODUCTS, { gtin: uniqueGtin(), product_name: `Crash ${i}` }, key)
+  expect(endpoint.json.signing_secret).toStartWith('whsec_')
+  for (let i = 0; i < 40; i++) await post(PRODUCTS, { gtin: uniqueGtin(), product_name: `Crash ${i}` }, key)
 
   const worker = await startServer({ ...env, ROLE: 'worker' })
   processes.push(worker)

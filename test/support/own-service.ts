@@ -2,19 +2,23 @@ import pg from 'pg'
 import { ADMIN } from './fixtures'
 import { ownDatabase } from './own-database'
 import { startServer } from './process'
+import { api } from './server'
 
 /**
  * A service process (api and workers, `bin/serve`) on a database of its own, for a test that
  * needs settings the shared server does not have: its jobs run with those settings and see only
- * this file's data. `start` in beforeAll, `stop` in afterAll; `call` sends JSON with a key, or with
- * the admin token when no key is given; `query` reads the database directly.
+ * this file's data. `start` in beforeAll, `stop` in afterAll; `client` holds server.ts's helpers
+ * (call/get/post/patch/del, the shared signature) bound to this service; `call` sends JSON with a
+ * key, or with the admin token when no key is given; `query` reads the database directly.
  */
 export function ownService(prefix: string, env: Record<string, string>) {
   const database = ownDatabase(prefix)
   let server: Awaited<ReturnType<typeof startServer>> | null = null
   let db: pg.Client | null = null
+  const client = api(() => server!.url)
   return {
     database,
+    client,
     get url() {
       return server!.url
     },
@@ -30,17 +34,9 @@ export function ownService(prefix: string, env: Record<string, string>) {
       await db.connect()
     },
     query: async <T>(text: string, params: unknown[] = []) => (await db!.query(text, params)).rows as T[],
-    async call(method: string, path: string, key?: string, body?: unknown) {
-      const res = await fetch(server!.url + path, {
-        method,
-        headers: {
-          ...(key ? { 'x-api-key': key } : ADMIN),
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      })
-      return { status: res.status, json: (await res.json().catch(() => null)) as any }
-    },
+    // the admin token when no key is given; the request itself is the shared one
+    call: (method: string, path: string, key?: string, body?: unknown) =>
+      client.call(method, path, key ? { key, body } : { headers: ADMIN, body }),
     async stop() {
       server?.kill('SIGTERM')
       await server?.exited

@@ -8,13 +8,14 @@ import { eventually } from '../../support/eventually'
 import { ADMIN } from '../../support/fixtures'
 import { ownDatabase } from '../../support/own-database'
 import { ROOT, startServer } from '../../support/process'
+import { api, type CallOptions } from '../../support/server'
 
 // Feed imports of the real sample files (test/fixtures/feeds, the project's sample data) through
 // the API, on a service process of its own with its own database (the samples' GTINs are fixed),
 // chunks of 10 rows so that every file spans several chunk jobs.
 const database = ownDatabase('feeds')
 const feedDir = mkdtempSync(join(tmpdir(), 'feeds-'))
-let api = ''
+let apiUrl = ''
 let server: Awaited<ReturnType<typeof startServer>>
 let db: pg.Client
 let org: { id: string; key: string }
@@ -32,7 +33,7 @@ beforeAll(async () => {
     ADMIN_TOKEN: ADMIN['x-admin-token'],
     LOG_LEVEL: 'warn',
   })
-  api = server.url
+  apiUrl = server.url
   db = new pg.Client({ connectionString: database.url })
   await db.connect()
   org = await organization('Feeds Org')
@@ -47,32 +48,15 @@ afterAll(async () => {
   rmSync(feedDir, { recursive: true, force: true })
 })
 
-type Reply = { status: number; json: any }
+const { call, get, post } = api(() => apiUrl)
 
 /** Runs started with the admin token are the platform's: their values carry the source's weight. */
 const PLATFORM = 'platform'
-
-async function call(method: string, path: string, key?: string, body?: unknown, type?: string): Promise<Reply> {
-  const raw = typeof body === 'string' || Buffer.isBuffer(body)
-  const res = await fetch(api + path, {
-    method,
-    headers: {
-      ...(key === PLATFORM ? ADMIN : key ? { 'x-api-key': key } : {}),
-      ...(body !== undefined ? { 'content-type': type ?? 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : raw ? (body as string) : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, json: text ? JSON.parse(text) : null }
-}
+const as = (key: string): CallOptions => (key === PLATFORM ? { headers: ADMIN } : { key })
 
 async function organization(label: string) {
-  const res = await fetch(`${api}/account/api/v1/organizations`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...ADMIN },
-    body: JSON.stringify({ name: label, owner_email: `o${Date.now()}${Math.random()}@feeds.test` }),
-  })
-  const json: any = await res.json()
+  const body = { name: label, owner_email: `o${Date.now()}${Math.random()}@feeds.test` }
+  const { json } = await post('/account/api/v1/organizations', body, undefined, ADMIN)
   return { id: json.organization.id as string, key: json.api_key.key as string }
 }
 
@@ -80,12 +64,13 @@ const query = async <T = any>(text: string, params: unknown[] = []) => (await db
 
 /** Starts a run (the platform's unless a key is given) and waits for it to finish. */
 async function importFeed(body: unknown, key = PLATFORM, type?: string, path = RUNS) {
-  const started = await call('POST', path, key, body, type)
+  const sent = typeof body === 'string' || Buffer.isBuffer(body) ? { raw: body } : { body }
+  const started = await call('POST', path, { ...as(key), ...sent, type })
   expect(started.status).toBe(202)
   expect(started.json.status).toBe('queued')
   const run = await eventually(
     async () => {
-      const read = await call('GET', `${RUNS}/${started.json.id}`, key)
+      const read = await call('GET', `${RUNS}/${started.json.id}`, as(key))
       // anything but 200 ends the wait, to fail the assertion below
       return (read.status !== 200 || read.json.status === 'succeeded' || read.json.status === 'failed') && read
     },
@@ -96,7 +81,7 @@ async function importFeed(body: unknown, key = PLATFORM, type?: string, path = R
   return run.json
 }
 
-const product = async (gtin: string) => (await call('GET', `${PRODUCTS}/${gtin}`, org.key)).json
+const product = async (gtin: string) => (await get(`${PRODUCTS}/${gtin}`, org.key)).json
 const counts = async () =>
   (
     await query<{ candidates: number; events: number; products: number }>(
@@ -187,7 +172,7 @@ describe('Open Food Facts JSONL', () => {
 
 describe('more sources, promotion across them', () => {
   test('a claimed value survives an import; the source value is kept as a candidate', async () => {
-    const claim = await call('POST', PRODUCTS, org.key, { gtin: '0041303003992', product_name: 'Owner BBQ Sauce' })
+    const claim = await post(PRODUCTS, { gtin: '0041303003992', product_name: 'Owner BBQ Sauce' }, org.key)
     expect(claim.status).toBe(201)
     const run = await importFeed({ source: 'off', path: 'off/products.csv' })
     expect(run).toMatchObject({ status: 'succeeded', format: 'off_csv' })
@@ -196,14 +181,14 @@ describe('more sources, promotion across them', () => {
     const bbq = await product('0041303003992')
     expect(bbq.product_name).toBe('Owner BBQ Sauce')
     expect(bbq.ingredients_text).toStartWith('High fructose corn syrup') // a field the owner left open
-    const provenance = (await call('GET', `${PRODUCTS}/0041303003992/provenance`, org.key)).json
+    const provenance = (await get(`${PRODUCTS}/0041303003992/provenance`, org.key)).json
     expect(provenance.fields.product_name.map((c: any) => [c.source, c.value, c.canonical])).toEqual([
       ['open_food_facts', 'Barbecue Sauce, Original', false],
       ['claimed', 'Owner BBQ Sauce', true],
     ])
     // a source states one value a field at a time: the export's straight apostrophe replaced the dump's curly one
     expect((await product('3564703999971')).product_name).toBe("Huile d'olive")
-    const olive = (await call('GET', `${PRODUCTS}/3564703999971/provenance`, org.key)).json
+    const olive = (await get(`${PRODUCTS}/3564703999971/provenance`, org.key)).json
     expect(olive.fields.product_name.map((c: any) => c.value)).toEqual(["Huile d'olive"])
   }, 90_000)
 
@@ -232,7 +217,7 @@ describe('more sources, promotion across them', () => {
 describe('affiliate feeds and offers', () => {
   let retailer: string
   beforeAll(async () => {
-    const res = await call('POST', '/retailers/api/v1/retailers', org.key, { name: 'GreenBasket Market' })
+    const res = await post('/retailers/api/v1/retailers', { name: 'GreenBasket Market' }, org.key)
     retailer = res.json.id
   })
 
@@ -250,7 +235,7 @@ describe('affiliate feeds and offers', () => {
     expect(run).toMatchObject({ status: 'succeeded', file: 'gm.csv', format: 'merchant_csv', retailer_id: retailer })
     expect(run.counts).toMatchObject({ read: 21, rejected: 1 })
     expect(run.rejected_sample[0]).toMatchObject({ line: 17, reason: expect.stringContaining('no gtin') })
-    const offers = (await call('GET', `${PRODUCTS}/025000044984/offers`, org.key)).json
+    const offers = (await get(`${PRODUCTS}/025000044984/offers`, org.key)).json
     expect(offers.data).toEqual([
       expect.objectContaining({
         retailer_id: retailer,
@@ -264,7 +249,7 @@ describe('affiliate feeds and offers', () => {
       }),
     ])
     // the sale of June 2025 is over: the regular price is asked
-    const smoothie = (await call('GET', `${PRODUCTS}/0071464240608/offers`, org.key)).json.data[0]
+    const smoothie = (await get(`${PRODUCTS}/0071464240608/offers`, org.key)).json.data[0]
     expect(smoothie).toMatchObject({ price: '3.99', regular_price: '3.99' })
     expect(await offerEvents()).toBe(20)
     const [event] = await query(`select organization_id, data from events where event_type = 'offer.updated' limit 1`)
@@ -281,20 +266,20 @@ describe('affiliate feeds and offers', () => {
     const changed = await upload(csv.replace(',3.49 USD,', ',3.79 USD,'))
     expect(changed.counts).toMatchObject({ updated: 1, unchanged: 19 })
     expect(await offerEvents()).toBe(21)
-    expect((await call('GET', `${PRODUCTS}/025000044984/offers`, org.key)).json.data[0].price).toBe('3.79')
+    expect((await get(`${PRODUCTS}/025000044984/offers`, org.key)).json.data[0].price).toBe('3.79')
   }, 90_000)
 
   test('a TSV from the server folder: comma decimals, a multipack does not speak for the unit', async () => {
-    const lumiere = (await call('POST', '/retailers/api/v1/retailers', org.key, { name: 'Épicerie Lumière' })).json.id
+    const lumiere = (await post('/retailers/api/v1/retailers', { name: 'Épicerie Lumière' }, org.key)).json.id
     const run = await importFeed({ source: 'affiliate', path: 'affiliate/merchant_feed.tsv', retailer_id: lumiere })
     expect(run.counts).toMatchObject({ read: 20, rejected: 5 })
     const lines = run.rejected_sample.map((r: any) => r.line)
     expect(lines).toEqual([2, 3, 17, 18, 19])
-    const picard = (await call('GET', `${PRODUCTS}/3270160503070/offers?retailer_id=${lumiere}`, org.key)).json.data
+    const picard = (await get(`${PRODUCTS}/3270160503070/offers?retailer_id=${lumiere}`, org.key)).json.data
     expect(picard).toEqual([expect.objectContaining({ item_id: 'EL-0005', price: '1.89', currency: 'EUR' })])
     // GB-10021 is a 6-pack sharing the bottle's GTIN: an offer of its own, no candidate values
     const gtin = '0049000057980'
-    const offers = (await call('GET', `${PRODUCTS}/${gtin}/offers?retailer_id=${retailer}`, org.key)).json.data
+    const offers = (await get(`${PRODUCTS}/${gtin}/offers?retailer_id=${retailer}`, org.key)).json.data
     expect(offers.map((o: any) => o.multipack).sort()).toEqual([6, null])
   }, 90_000)
 })
@@ -302,24 +287,24 @@ describe('affiliate feeds and offers', () => {
 describe('runs: access, bad input, failures', () => {
   test('any role reads its organization runs; another organization sees neither the run nor the list entry', async () => {
     const run = await importFeed({ source: 'usda', path: 'usda/branded_sample.json' }, org.key)
-    expect((await call('GET', `${RUNS}/${run.id}`, other.key)).status).toBe(404)
-    const mine = (await call('GET', RUNS, org.key)).json
+    expect((await get(`${RUNS}/${run.id}`, other.key)).status).toBe(404)
+    const mine = (await get(RUNS, org.key)).json
     expect(mine.data.map((r: any) => r.id)).toContain(run.id)
-    expect((await call('GET', RUNS, other.key)).json.data).toEqual([])
-    const readonly = await fetch(`${api}/account/api/v1/organizations/${org.id}/api-keys`, {
-      method: 'POST',
-      headers: { 'x-api-key': org.key, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'ro', role: 'readonly' }),
-    })
-    const roKey = ((await readonly.json()) as any).key
+    expect((await get(RUNS, other.key)).json.data).toEqual([])
+    const readonly = await post(
+      `/account/api/v1/organizations/${org.id}/api-keys`,
+      { name: 'ro', role: 'readonly' },
+      org.key,
+    )
+    const roKey = readonly.json.key
     // contract §4: every role reads its organization's runs; starting one needs a manager key
-    if (roKey) expect((await call('GET', RUNS, roKey)).status).toBe(200)
+    if (roKey) expect((await get(RUNS, roKey)).status).toBe(200)
   }, 90_000)
 
   test('refused runs write nothing', async () => {
     const before = (await query<{ n: number }>('select count(*)::int n from feed_runs'))[0]!.n
     const refuse = async (body: unknown, status: number, field?: string) => {
-      const res = await call('POST', RUNS, org.key, body)
+      const res = await post(RUNS, body, org.key)
       expect(res.status).toBe(status)
       if (field) expect(res.json.errors.map((e: any) => e.field)).toContain(field)
     }
@@ -328,9 +313,11 @@ describe('runs: access, bad input, failures', () => {
     await refuse({ source: 'nope', path: 'off/products.jsonl' }, 422, 'source')
     await refuse({ source: 'affiliate', path: 'affiliate/merchant_feed.tsv' }, 422, 'retailer_id')
     await refuse({ source: 'off', path: 'off/products.jsonl', retailer_id: 'x' }, 422, 'retailer_id')
-    const theirs = (await call('POST', '/retailers/api/v1/retailers', other.key, { name: 'Theirs' })).json.id
+    const theirs = (await post('/retailers/api/v1/retailers', { name: 'Theirs' }, other.key)).json.id
     await refuse({ source: 'affiliate', path: 'affiliate/merchant_feed.tsv', retailer_id: theirs }, 404)
-    expect((await call('POST', `${RUNS}?source=off`, org.key, '', 'application/gzip')).status).toBe(422)
+    expect((await call('POST', `${RUNS}?source=off`, { key: org.key, raw: '', type: 'application/gzip' })).status).toBe(
+      422,
+    )
     expect((await query<{ n: number }>('select count(*)::int n from feed_runs'))[0]!.n).toBe(before)
   })
 
@@ -346,14 +333,14 @@ describe('runs: access, bad input, failures', () => {
     const chunks = Math.ceil(run.counts.read / 10)
     const done = await eventually(
       async () => {
-        const n: number = (await call('GET', `${RUNS}/${run.id}`, org.key)).json.progress.chunks_done
+        const n: number = (await get(`${RUNS}/${run.id}`, org.key)).json.progress.chunks_done
         return n >= chunks && n
       },
       30_000,
       `${chunks} chunks of run ${run.id} to be written`,
     )
     expect(done).toBe(chunks)
-    expect((await call('GET', `${RUNS}/${run.id}`, org.key)).json.status).toBe('failed')
+    expect((await get(`${RUNS}/${run.id}`, org.key)).json.status).toBe('failed')
   }, 90_000)
 
   test('a full dump tells which products disappeared since the last full import, and keeps them', async () => {

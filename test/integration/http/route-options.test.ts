@@ -13,7 +13,7 @@ import {
   RETAILERS,
   tableCounts,
 } from '../../support/fixtures'
-import { get, post } from '../../support/server'
+import { api, get, post } from '../../support/server'
 
 // Route options written once: id parameters decoded by their schema (422 on anything that names
 // no row id), and the auth modes a route can declare.
@@ -76,34 +76,33 @@ describe('auth modes', () => {
     .get('/operator', () => ({ ok: true }), { adminOnly: true })
     .get('/editors', ({ apiKey }) => ({ role: apiKey.role }), { auth: { role: 'editor' } })
     .listen({ port: 0, hostname: '127.0.0.1' })
-  const base = `http://127.0.0.1:${app.server!.port}`
+  const probe = api(`http://127.0.0.1:${app.server!.port}`)
   afterAll(() => app.stop(true))
-  const call = async (path: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, { headers })
-    const json: any = await res.json()
-    return { status: res.status, headers: res.headers, json }
-  }
 
   test('optionalAuth: anonymous is served, a valid key is known, an invalid key is 401', async () => {
     const org = await createOrganization()
-    expect(await call('/anyone')).toMatchObject({ status: 200, json: { organization: null } })
-    const keyed = await call('/anyone', { 'x-api-key': org.key })
+    expect(await probe.get('/anyone')).toMatchObject({ status: 200, json: { organization: null } })
+    const keyed = await probe.get('/anyone', org.key)
     expect(keyed.status).toBe(200)
     expect(keyed.json.organization).toMatch(/^[0-9a-f-]{36}$/)
-    expectProblem(await call('/anyone', { 'x-api-key': 'gck_live_not-a-key' }), 401, 'unauthenticated')
+    expectProblem(await probe.get('/anyone', 'gck_live_not-a-key'), 401, 'unauthenticated')
   })
 
   test('adminOnly: 404 without the admin token (or with a wrong one), served with it', async () => {
-    expectProblem(await call('/operator'), 404, 'not_found')
-    expectProblem(await call('/operator', { 'x-admin-token': 'wrong-token-0123456789' }), 404, 'not_found')
-    expect(await call('/operator', ADMIN)).toMatchObject({ status: 200, json: { ok: true } })
+    expectProblem(await probe.get('/operator'), 404, 'not_found')
+    expectProblem(
+      await probe.get('/operator', undefined, { 'x-admin-token': 'wrong-token-0123456789' }),
+      404,
+      'not_found',
+    )
+    expect(await probe.get('/operator', undefined, ADMIN)).toMatchObject({ status: 200, json: { ok: true } })
   })
 
   test('auth: 401 without a key, 403 below the role', async () => {
     const org = await createOrganization()
-    expectProblem(await call('/editors'), 401, 'unauthenticated')
-    expectProblem(await call('/editors', { 'x-api-key': await createKey(org, 'readonly') }), 403, 'forbidden')
-    expect((await call('/editors', { 'x-api-key': await createKey(org, 'editor') })).json).toEqual({ role: 'editor' })
+    expectProblem(await probe.get('/editors'), 401, 'unauthenticated')
+    expectProblem(await probe.get('/editors', await createKey(org, 'readonly')), 403, 'forbidden')
+    expect((await probe.get('/editors', await createKey(org, 'editor'))).json).toEqual({ role: 'editor' })
   })
 })
 

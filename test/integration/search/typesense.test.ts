@@ -7,6 +7,7 @@ import { parseId } from '../../../src/shared/ids'
 import { ADMIN, eventually, PRODUCT_ROW_KEYS, uniqueGtin } from '../../support/fixtures'
 import { ownDatabase } from '../../support/own-database'
 import { run, startServer } from '../../support/process'
+import { api } from '../../support/server'
 import { type Recorded, startTypesenseFake } from '../../support/typesense-fake'
 
 // Typesense mode (TYPESENSE_URL set) against a local stand-in that checks each request against
@@ -27,22 +28,15 @@ const env = {
   LOG_LEVEL: 'warn',
 }
 const servers: Awaited<ReturnType<typeof startServer>>[] = []
-let api = ''
+let apiUrl = ''
 let orgKey = ''
 let orgId = ''
 const gtins: Record<string, string> = {}
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(api + path, {
-    method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  return { status: res.status, json: (await res.json()) as any }
-}
+const { get, post, patch } = api(() => apiUrl)
 const search = async (query: string, key?: string) => {
   const before = fake.requests.length
-  const res = await call('GET', `/catalog/api/v1/search?${query}`, undefined, key ? { 'x-api-key': key } : {})
+  const res = await get(`/catalog/api/v1/search?${query}`, key)
   expect(res.status).toBe(200)
   const sent = fake.requests.slice(before).filter((r) => r.path === '/multi_search')
   const searches = sent.flatMap((r) => (r.body as { searches: Record<string, unknown>[] }).searches)
@@ -75,11 +69,11 @@ beforeAll(async () => {
   // the API alone first: events wait in the outbox until a worker starts, so their marks come in one go
   const apiServer = await startServer({ ...env, ROLE: 'api' })
   servers.push(apiServer)
-  api = apiServer.url
-  const created = await call(
-    'POST',
+  apiUrl = apiServer.url
+  const created = await post(
     '/account/api/v1/organizations',
     { name: 'Typesense Org', owner_email: 'o@ts.test' },
+    undefined,
     ADMIN,
   )
   expect(created.status).toBe(201)
@@ -87,25 +81,22 @@ beforeAll(async () => {
   orgId = created.json.organization.id
   for (const { key, ...body } of SEED) {
     const gtin = uniqueGtin()
-    const res = await call('POST', '/products/api/v1/products', { gtin, ...body }, { 'x-api-key': orgKey })
+    const res = await post('/products/api/v1/products', { gtin, ...body }, orgKey)
     expect(res.status).toBe(201)
     gtins[key] = res.json.gtin
   }
   for (let i = 0; i < 36; i++) {
-    const res = await call(
-      'POST',
+    const res = await post(
       '/products/api/v1/products',
       { gtin: uniqueGtin(), product_name: `Filler Wafer ${i}`, brand: 'Fillbrand' },
-      { 'x-api-key': orgKey },
+      orgKey,
     )
     expect(res.status).toBe(201)
   }
   const market = { name: 'Quorvane Market', website: 'https://quorvane.example', is_canonical: true }
-  expect((await call('POST', '/retailers/api/v1/retailers', market, { 'x-api-key': orgKey, ...ADMIN })).status).toBe(
-    201,
-  )
+  expect((await post('/retailers/api/v1/retailers', market, orgKey, ADMIN)).status).toBe(201)
   const own = { name: 'Quorvane Corner Shop', is_physical: true }
-  expect((await call('POST', '/retailers/api/v1/retailers', own, { 'x-api-key': orgKey })).status).toBe(201)
+  expect((await post('/retailers/api/v1/retailers', own, orgKey)).status).toBe(201)
   servers.push(await startServer({ ...env, ROLE: 'worker' }))
   await eventually(async () => (docsOf('products').size === 40 && docsOf('retailers').size === 2 ? true : null))
 }, 60_000)
@@ -142,11 +133,10 @@ describe('Typesense mode: the index', () => {
   })
 
   test('a renamed product is upserted again; nothing is left marked', async () => {
-    const res = await call(
-      'PATCH',
+    const res = await patch(
       `/products/api/v1/products/${gtins.dark}`,
       { product_name: 'Quorvane Noir Zimbelade' },
-      { 'x-api-key': orgKey },
+      orgKey,
     )
     expect(res.status).toBe(200)
     await eventually(async () =>
@@ -262,7 +252,7 @@ describe('Typesense mode: full reindex', () => {
 })
 
 describe('Typesense mode: scoped search keys', () => {
-  const mint = (body: unknown, key = orgKey) => call('POST', '/catalog/api/v1/search-keys', body, { 'x-api-key': key })
+  const mint = (body: unknown, key = orgKey) => post('/catalog/api/v1/search-keys', body, key)
 
   test("one key per collection, equal to the official client's generateScopedSearchKey, embedding filters and expiry", async () => {
     const from = Math.floor(Date.now() / 1000) + 600
@@ -313,11 +303,10 @@ describe('Typesense mode: scoped search keys', () => {
 
   test('refused to non-manager keys; bad bodies are 422', async () => {
     for (const role of ['editor', 'readonly']) {
-      const created = await call(
-        'POST',
+      const created = await post(
         `/account/api/v1/organizations/${orgId}/api-keys`,
         { name: `${role} key`, role },
-        { 'x-api-key': orgKey },
+        orgKey,
       )
       expect(created.status).toBe(200)
       const refused = await mint({}, created.json.key)

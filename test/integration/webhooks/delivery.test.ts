@@ -6,13 +6,14 @@ import { ADMIN, PRODUCTS, uniqueGtin } from '../../support/fixtures'
 import { ownDatabase } from '../../support/own-database'
 import { startServer } from '../../support/process'
 import { type Received, type Reply, startReceiver } from '../../support/receiver'
+import { api } from '../../support/server'
 
 // Deliveries to real receivers on loopback: the service runs in development mode (loopback and
 // http:// targets allowed) in its own process, on a database of its own, with the retry schedule
 // shortened to fractions of a second (its last step, 2 s, is the cap a Retry-After is held to)
 // and receivers given 5 s to answer.
 const database = ownDatabase('webhooks')
-let api = ''
+let apiUrl = ''
 let server: Awaited<ReturnType<typeof startServer>>
 let db: pg.Client
 const receivers: ReturnType<typeof startReceiver>[] = []
@@ -28,7 +29,7 @@ beforeAll(async () => {
     ADMIN_TOKEN: ADMIN['x-admin-token'],
     LOG_LEVEL: 'warn',
   })
-  api = server.url
+  apiUrl = server.url
   db = new pg.Client({ connectionString: database.url })
   await db.connect()
   // a service process of its own: its start takes seconds on a loaded machine
@@ -42,23 +43,11 @@ afterAll(async () => {
   await database.drop()
 })
 
-async function call(method: string, path: string, key?: string, body?: unknown) {
-  const res = await fetch(api + path, {
-    method,
-    headers: { ...(key ? { 'x-api-key': key } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  const text = await res.text()
-  return { status: res.status, json: text ? JSON.parse(text) : null }
-}
+const { call, get, post, patch } = api(() => apiUrl)
 
 async function organization() {
-  const res = await fetch(`${api}/account/api/v1/organizations`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...ADMIN },
-    body: JSON.stringify({ name: 'Hooks Org', owner_email: `o${Date.now()}@hooks.test` }),
-  })
-  const json = (await res.json()) as any
+  const body = { name: 'Hooks Org', owner_email: `o${Date.now()}@hooks.test` }
+  const { json } = await post('/account/api/v1/organizations', body, undefined, ADMIN)
   return { id: json.organization.id as string, key: json.api_key.key as string }
 }
 
@@ -69,23 +58,23 @@ function receiver(respond?: (req: Received, index: number) => Reply) {
 }
 
 async function endpoint(key: string, target: string, eventTypes: string[], extra: Record<string, unknown> = {}) {
-  const res = await call('POST', '/webhooks/api/v1/endpoints/', key, {
-    url: `${target}/hook`,
-    event_types: eventTypes,
-    ...extra,
-  })
+  const res = await post(
+    '/webhooks/api/v1/endpoints/',
+    { url: `${target}/hook`, event_types: eventTypes, ...extra },
+    key,
+  )
   expect(res.status).toBe(201)
   return res.json as { id: string; signing_secret: string }
 }
 
 const createProduct = async (key: string, productName = 'Hook Oats') => {
-  const res = await call('POST', PRODUCTS, key, { gtin: uniqueGtin(), product_name: productName })
+  const res = await post(PRODUCTS, { gtin: uniqueGtin(), product_name: productName }, key)
   expect(res.status).toBe(201)
   return res.json
 }
 
 const deliveries = async (key: string, endpointId: string) =>
-  (await call('GET', `/webhooks/api/v1/deliveries/?endpoint_id=${endpointId}&page_size=100`, key)).json.data as any[]
+  (await get(`/webhooks/api/v1/deliveries/?endpoint_id=${endpointId}&page_size=100`, key)).json.data as any[]
 
 const query = async <T>(text: string, params: unknown[] = []) => (await db.query(text, params)).rows as T[]
 // every event dispatched and fanned out, no attempt in flight and none due within the schedule's
@@ -164,7 +153,7 @@ describe('retries', () => {
     const org = await organization()
     const failing = receiver(() => ({ status: 500 }))
     const ep = await endpoint(org.key, failing.url, ['webhook.test'])
-    const test = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+    const test = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, { key: org.key })
     expect(test.status).toBe(202)
     const failed = await eventually(async () => {
       const [d] = await deliveries(org.key, ep.id)
@@ -226,7 +215,7 @@ describe('retries', () => {
     const capped = receiver((_req, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '3600' } } : {}))
     for (const r of [busy, capped]) {
       const ep = await endpoint(org.key, r.url, ['webhook.test'])
-      await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+      await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, { key: org.key })
     }
     await eventually(() => busy.received.length === 2 && capped.received.length === 2, 15_000)
     const gap = (r: typeof busy) => r.received[1]!.at - r.received[0]!.at
@@ -245,7 +234,7 @@ describe('retries', () => {
     const silent = receiver((_req, i) => (i === 0 ? { delayMs: 7000 } : {}))
     const a = await endpoint(org.key, moved.url, ['webhook.test'])
     const b = await endpoint(org.key, silent.url, ['webhook.test'])
-    for (const ep of [a, b]) await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+    for (const ep of [a, b]) await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, { key: org.key })
     const settled = async (id: string) => {
       const [d] = await deliveries(org.key, id)
       return d?.status === 'succeeded' ? d : null
@@ -286,15 +275,13 @@ describe('pause, resume and disabling', () => {
     await createProduct(org.key)
     await eventually(() => r.received.length === 1)
     // paused before the retry 0.3 s later
-    expect((await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: false })).status).toBe(
-      200,
-    )
+    expect((await patch(`/webhooks/api/v1/endpoints/${ep.id}/`, { is_active: false }, org.key)).status).toBe(200)
     await createProduct(org.key) // fanned out while paused: no delivery
     await settled()
     expect(r.received.length).toBe(1)
     const waiting = await deliveries(org.key, ep.id)
     expect(waiting.map((d) => [d.status, d.attempts, d.next_attempt_at])).toEqual([['retrying', 1, null]])
-    expect((await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: true })).status).toBe(200)
+    expect((await patch(`/webhooks/api/v1/endpoints/${ep.id}/`, { is_active: true }, org.key)).status).toBe(200)
     await eventually(() => r.received.length === 2)
     expect(r.received[1]!.event.id).toBe(r.received[0]!.event.id)
     expect(r.received[1]!.headers['x-service-delivery-attempt']).toBe('2')
@@ -325,14 +312,14 @@ describe('pause, resume and disabling', () => {
     expect(verifyWebhookSignature(watch.signing_secret, notice!.headers['x-service-signature'], notice!.body)).toBe(
       true,
     )
-    const off = (await call('GET', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key)).json
+    const off = (await get(`/webhooks/api/v1/endpoints/${ep.id}/`, org.key)).json
     expect(off).toMatchObject({ is_active: false })
     expect(off.disabled_reason).toContain('120 hours')
     await settled()
     expect(broken.received.length).toBe(1)
 
     healthy = true
-    const on = await call('PATCH', `/webhooks/api/v1/endpoints/${ep.id}/`, org.key, { is_active: true })
+    const on = await patch(`/webhooks/api/v1/endpoints/${ep.id}/`, { is_active: true }, org.key)
     expect(on.json).toMatchObject({ is_active: true, disabled_reason: null })
     await eventually(() => broken.received.length === 2)
     const [d] = await eventually(async () => {
@@ -352,8 +339,8 @@ describe('rotation, resend and recovery', () => {
     const org = await organization()
     const r = receiver()
     const ep = await endpoint(org.key, r.url, ['webhook.test'])
-    const rotated = (await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/rotate-secret/`, org.key)).json
-    await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, org.key)
+    const rotated = (await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/rotate-secret/`, { key: org.key })).json
+    await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/test/`, { key: org.key })
     const [got] = await eventually(() => r.received.length === 1 && r.received)
     const header = got!.headers['x-service-signature']!
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=([0-9a-f]{64}),v1old=\1$/)
@@ -373,7 +360,7 @@ describe('rotation, resend and recovery', () => {
       const list = await deliveries(org.key, ep.id)
       return list[0]?.status === 'succeeded' ? list : null
     })
-    const resent = await call('POST', `/webhooks/api/v1/deliveries/${first.id}/retry/`, org.key)
+    const resent = await call('POST', `/webhooks/api/v1/deliveries/${first.id}/retry/`, { key: org.key })
     expect(resent.status).toBe(202)
     expect(resent.json).toMatchObject({ event_id: first.event_id, endpoint_id: ep.id, status: 'pending', attempts: 0 })
     expect(resent.json.id).not.toBe(first.id)
@@ -395,16 +382,18 @@ describe('rotation, resend and recovery', () => {
     await eventually(() => before.received.length === 3)
     const r = receiver()
     const ep = await endpoint(org.key, r.url, ['product.created', 'retailer.created'])
-    const res = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/recover/`, org.key, { since })
+    const res = await post(`/webhooks/api/v1/endpoints/${ep.id}/recover/`, { since }, org.key)
     expect(res.status).toBe(202)
     expect(res.json).toEqual({ endpoint_id: ep.id, since, queued: 2 })
     await eventually(() => r.received.length === 2)
     expect(r.received.map((x) => x.event.data.product_name).sort()).toEqual(['One', 'Two'])
-    const bad = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/recover/`, org.key, { since: 'yesterday' })
+    const bad = await post(`/webhooks/api/v1/endpoints/${ep.id}/recover/`, { since: 'yesterday' }, org.key)
     expect(bad.status).toBe(422)
-    const future = await call('POST', `/webhooks/api/v1/endpoints/${ep.id}/recover/`, org.key, {
-      since: '2999-01-01T00:00:00Z',
-    })
+    const future = await post(
+      `/webhooks/api/v1/endpoints/${ep.id}/recover/`,
+      { since: '2999-01-01T00:00:00Z' },
+      org.key,
+    )
     expect(future.status).toBe(422)
     await settled()
     expect(r.received.length).toBe(2)
