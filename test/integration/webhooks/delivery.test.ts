@@ -189,7 +189,7 @@ describe('retries', () => {
     const ep = await endpoint(org.key, flaky.url, ['webhook.test'])
     const once = await endpoint(org.key, steady.url, ['webhook.test'])
     for (const id of [ep.id, once.id])
-      expect((await call('POST', `/webhooks/api/v1/endpoints/${id}/test/`, org.key)).status).toBe(202)
+      expect((await call('POST', `/webhooks/api/v1/endpoints/${id}/test/`, { key: org.key })).status).toBe(202)
     const succeeded = async (id: string) => {
       const [d] = await deliveries(org.key, id)
       return d?.status === 'succeeded' ? d : null
