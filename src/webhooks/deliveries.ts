@@ -102,13 +102,27 @@ export async function parkDeliveries(tx: Tx, endpointId: string) {
     )
 }
 
-/** A deleted endpoint's deliveries still to go out are cancelled; an attempt in flight finds no token. */
+/**
+ * A deleted endpoint's deliveries still to go out are cancelled. One in flight (claimed, its lease
+ * running) is left to its attempt, which records what the receiver answered: cancelling it lost a
+ * success the receiver had already acknowledged (the README's receiver deletes its endpoint as soon
+ * as the delivery arrives, and its delivery read `cancelled`). If that attempt fails, the next
+ * claim finds the endpoint deleted and cancels it then.
+ */
 export async function cancelDeliveries(tx: Tx, endpointId: string) {
   await tx
     .update(webhookDeliveries)
     .set({ status: 'cancelled', jobToken: null, nextAttemptAt: null, leaseUntil: null })
     .where(
-      and(eq(webhookDeliveries.endpointId, endpointId), inArray(webhookDeliveries.status, ['pending', 'retrying'])),
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        inArray(webhookDeliveries.status, ['pending', 'retrying']),
+        or(
+          isNull(webhookDeliveries.jobToken),
+          isNull(webhookDeliveries.leaseUntil),
+          lte(webhookDeliveries.leaseUntil, sql`now()`),
+        ),
+      ),
     )
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eventually } from '../../support/fixtures'
 import { ownService } from '../../support/own-service'
+import { startReceiver } from '../../support/receiver'
 
 // Issue 44, fair shares (review of the release): an attempt that was already in flight when other
 // attempts opened its endpoint's circuit, and then succeeds, closes the circuit. Its success used to
@@ -98,5 +99,35 @@ describe('a success closes a circuit that opened while it was in flight (own ser
       { status: 'succeeded', n: 1 },
     ])
     expect(requests).toBe(4)
+  }, 60_000)
+
+  test('an endpoint deleted while its delivery is in flight: the delivery records the receiver’s answer', async () => {
+    // the README's receiver deletes its endpoint as soon as a delivery arrives; the delivery used to
+    // be cancelled under the attempt, and its success lost
+    const slow = startReceiver(() => ({ delayMs: 500 }))
+    try {
+      const org = await call('POST', '/account/api/v1/organizations', undefined, {
+        name: 'Deleted In Flight',
+        owner_email: `inflight-${Date.now()}@circuit.test`,
+      })
+      const key = org.json.api_key.key as string
+      const created = await call('POST', ENDPOINTS, key, { url: `${slow.url}/hook`, event_types: ['webhook.test'] })
+      expect(created.status).toBe(201)
+      expect((await call('POST', `${ENDPOINTS}${created.json.id}/test/`, key)).status).toBe(202)
+      await eventually(async () => (slow.received.length === 1 ? true : null))
+      expect((await call('DELETE', `${ENDPOINTS}${created.json.id}/`, key)).status).toBe(204)
+      const settled = await eventually(async () => {
+        const rows = await query<{ status: string; response_status: number | null }>(
+          `select d.status, d.response_status from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+            where e.url = $1`,
+          [`${slow.url}/hook`],
+        )
+        return rows[0] && rows[0].status !== 'pending' ? rows : null
+      }, 20_000)
+      expect(settled).toEqual([{ status: 'succeeded', response_status: 200 }])
+      expect(slow.received).toHaveLength(1)
+    } finally {
+      slow.stop()
+    }
   }, 60_000)
 })
