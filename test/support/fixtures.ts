@@ -70,15 +70,20 @@ export async function tableCounts() {
 }
 
 /**
- * Waits until the events committed so far have been handed to their consumers and consumed
- * (no event job due or running), so that a test comparing stored state sees no background write.
+ * The background work a test comparing stored state must wait out: the queues committed events go
+ * through (dispatch, then each feature's subscriber) and every feature's own queues (a promotion, a
+ * claim's verification, the search drain: each writes the catalog after a request has returned).
  */
-/** The queues committed events go through: dispatch, then each feature's subscriber. */
-const EVENT_QUEUES = [
+const BACKGROUND_QUEUES = [
   'events',
   ...features.flatMap((f) => ('subscribers' in f ? (f.subscribers ?? []).map((s) => s.queue.name) : [])),
+  ...features.flatMap((f) => ('queues' in f ? (f.queues ?? []).map((q) => q.name) : [])),
 ]
-export const eventsSettled = (ms = 20_000) => drained(EVENT_QUEUES, sql, { ms })
+/**
+ * Waits until the events committed so far have been consumed and no feature's job is due or
+ * running, so that a test comparing stored state sees no background write.
+ */
+export const eventsSettled = (ms = 20_000) => drained(BACKGROUND_QUEUES, sql, { ms })
 
 export async function closeSql() {
   await client?.end()

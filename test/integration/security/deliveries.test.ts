@@ -215,7 +215,9 @@ describe('fair shares of the webhook workers (own server process)', () => {
       return rows.length === ENDPOINTS_N && rows.every((r) => r.consecutive_failures >= 3 && r.circuit_open_until)
         ? rows
         : null
-    }, 30_000)
+      // 30 failures, 5 at a time, each holding its slot for the 1 s timeout and the 1 s a timed-out
+      // attempt keeps its lease (leases.ts): 12 s at least, three times that on a loaded machine
+    }, 60_000)
     expect(opened.length).toBe(ENDPOINTS_N)
     expect(maxOpen).toBeLessThanOrEqual(5)
     const [timedOut] = await query<{ error: string }>(
