@@ -31,17 +31,22 @@ console.log('ready')
 const count = Number(process.env.EMIT ?? 0)
 if (count > 0) {
   const subject = crypto.randomUUID()
+  // 64 transactions in flight at once (four times the pool): concurrent enough for every race with
+  // the dispatcher, without a thousand waiting on the pool's connect timeout (5 s), which a loaded
+  // machine exceeded (the emits failed and "emitted" never came)
+  let next = 0
   await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      transaction((tx) =>
-        emit(tx, {
-          eventType: 'webhook.test',
-          organizationId: null,
-          subjectId: subject,
-          data: { endpoint_id: subject, message: String(i) },
-        }),
-      ),
-    ),
+    Array.from({ length: 64 }, async () => {
+      for (let i = next++; i < count; i = next++)
+        await transaction((tx) =>
+          emit(tx, {
+            eventType: 'webhook.test',
+            organizationId: null,
+            subjectId: subject,
+            data: { endpoint_id: subject, message: String(i) },
+          }),
+        )
+    }),
   )
   console.log('emitted')
 }
