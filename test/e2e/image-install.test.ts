@@ -91,7 +91,10 @@ async function build(steps: Instruction[]) {
       const sources = words.slice(0, -1).map((w) => (source ? relative('/app', w) : w))
       await copy(sources, words.at(-1)!, source ? source.dir : ROOT, stage.dir)
     } else if (op === 'RUN' && args.startsWith('npm ')) {
-      const proc = Bun.spawn(['sh', '-c', args], { cwd: stage.dir, env: stage.env, stdout: 'pipe', stderr: 'pipe' })
+      // npm may take the packages from its cache without asking the registry first (the same
+      // lockfile, so the same files; a docker build has a cache of its own)
+      const env = { ...stage.env, npm_config_prefer_offline: 'true' }
+      const proc = Bun.spawn(['sh', '-c', args], { cwd: stage.dir, env, stdout: 'pipe', stderr: 'pipe' })
       const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()])
       if (code !== 0) throw new Error(`"${args}" failed (${code}): ${err}`)
     } else if (op === 'CMD') cmd = JSON.parse(args)
