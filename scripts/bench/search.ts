@@ -89,6 +89,8 @@ const floorPool = new pg.Pool({
       },
     )
     say(`seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+    // statistics as autovacuum keeps them a minute after a load: search reads its common words from them
+    await client.query('analyze')
   }
   client.release()
 }

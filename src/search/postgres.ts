@@ -3,6 +3,7 @@ import type { Executor } from '../db/tx'
 import { TITLE_BUCKETS } from './documents'
 import type { ParsedQuery, Term } from './query'
 import { bodyRank, titleRank } from './rank'
+import { commonLexemes, rareInProducts } from './rare'
 import {
   countOf,
   fetchParts,
@@ -70,7 +71,7 @@ const numbered = (select: SQL, order: string, gate: SQL | null = null) =>
  * in the index) and `onRow` (tested on the table row, alias `h`); one statement, walking `window`
  * entries first (0: none), the GIN fallback running only when the walk came short.
  */
-function inTitleOrder(source: Source, where: Where, window: number): SQL {
+function inTitleOrder(source: Source, where: Where, window: number, rare: SQL | null = null): SQL {
   const { table } = source
   const title = sql.raw(source.title)
   const all = and(where.onIndex ? where.onIndex(sql`h.${title}`, sql.raw('h.search_text')) : null, where.onRow)!
@@ -89,10 +90,11 @@ function inTitleOrder(source: Source, where: Where, window: number): SQL {
     where.onIndex ? where.onIndex(sql.raw('s.title'), sql.raw('s.search_text')) : null,
     where.onRow ? sql`exists (select 1 from ${table} h where h.id = s.id and ${where.onRow})` : null,
   )!
-  // the GIN indexes only when the walk came short: the query is rare
+  // the GIN indexes only when the walk came short, or without the walk when the query is known to be rare
+  const walk = rare ? sql` where not ${rare}::boolean` : sql``
   return numbered(
     sql`with w as materialized (select s.id, s.title_len
-        from (select id, title_len, ${title} as title, search_text from ${table} order by title_len, id limit ${window}) s
+        from (select id, title_len, ${title} as title, search_text from ${table}${walk} order by title_len, id limit ${window}) s
         where ${walked} order by s.title_len, s.id limit ${LIMIT})
       select id, title_len from w where (select count(*) from w) = ${LIMIT}
       union all
@@ -212,15 +214,18 @@ function fulltextParts(p: ParsedQuery, input: SearchInput, o: FulltextOptions): 
     if (!s.document) return []
     const document = sql.raw(`h.${s.document}`)
     const onRow = and(sql`${document} @@ ${query} and not (h.${sql.raw(s.title)} @@ ${pos})`, s.row(input))
-    // a small collection's documents straight from the GIN index; a product's walked first
-    const window = s.collection === 'product' ? walkFor(p, WINDOW.body) : 0
+    // a small collection's documents straight from the GIN index; a product's walked first, unless
+    // its statistics tell the query is rare (rare.ts; the typo tier's corrected words are the catalog's)
+    const product = s.collection === 'product'
+    const window = product ? walkFor(p, WINDOW.body) : 0
+    const rare = product && match === 'fulltext' ? value('rare') : null
     return [
       {
         type: s.collection,
         stage: 'body',
         match,
         weight,
-        select: inTitleOrder(s, { onIndex: null, onRow }, window),
+        select: inTitleOrder(s, { onIndex: null, onRow }, window, rare),
         when: and(o.when ?? null, sql`${countOf(i)} < ${LIMIT}`)!,
       },
     ]
@@ -335,6 +340,7 @@ export async function searchPostgres(ex: Executor, input: SearchInput, p: Parsed
   // nothing to search for (only punctuation or exclusions): no connection taken
   if (p.clauses.length === 0 && !exactGtin(p, input)) return []
   const [values, shape] = [valuesOf(p, input), shapeOf(p, input)]
+  values.rare = rareInProducts(p, commonLexemes())
   return withSession(ex, (session) => searchIn({ ex: session, p, input, values, shape }))
 }
 
