@@ -57,17 +57,10 @@ const CLAIM_LOCK = 727_044 // advisory lock id: one claim at a time across worke
  * so its attempt can park or cancel it.
  *
  * The lock and the claim go in one round trip (round-trip.ts): the lock is held to the end of that
- * transaction, and the claim, a statement after it, sees what the previous holder committed. The
- * successes `settling` are settled first in the same transaction (successes.ts), so the slots they
- * free are dealt again at once: a success waits for no round trip of its own.
+ * transaction, and the claim, a statement after it, sees what the previous holder committed.
  */
-export async function claimDeliveries(limit: number, shares: Shares, settling: Success[] = []): Promise<Claim[]> {
-  const settle = settling.length ? [settleSuccesses(settling)] : []
-  if (limit <= 0) {
-    if (settle.length) await inOneRoundTrip(...settle)
-    return []
-  }
-  const rows = await inOneRoundTrip<ClaimRow>(...settle, `select pg_advisory_xact_lock(${CLAIM_LOCK})`, {
+export async function claimDeliveries(limit: number, shares: Shares): Promise<Claim[]> {
+  const rows = await inOneRoundTrip<ClaimRow>(`select pg_advisory_xact_lock(${CLAIM_LOCK})`, {
     name: 'webhook_claim',
     types: ['int', 'int', 'int', 'int', 'float8'],
     text: CLAIM_TEXT,
@@ -83,7 +76,7 @@ export async function claimDeliveries(limit: number, shares: Shares, settling: S
 }
 
 /** The claim (claimDeliveries): $1 circuit failures, $2 endpoint and $3 organization concurrency, $4 limit, $5 lease seconds. */
-export const CLAIM_TEXT = `
+const CLAIM_TEXT = `
     with recursive scheduled(endpoint_id) as (
       -- ordered as webhook_pending_deliveries_endpoint_idx is, so the planner walks that small index
       (select endpoint_id from webhook_pending_deliveries where next_attempt_at is not null
@@ -180,8 +173,9 @@ export function startDispatcher(
   attempt: (claim: Claim) => Promise<Success | null> = attemptDelivery,
 ): () => Promise<void> {
   const running = new Set<Promise<void>>()
-  /** successes not yet settled: the next claim settles them */
+  /** successes not yet settled, and the settling of those before them */
   let successes: Success[] = []
+  let settling: Promise<void> | null = null
   let stopped = false
   let poked = false
   let wake: (() => void) | null = null
@@ -203,43 +197,63 @@ export function startDispatcher(
     })
   void listener.on(DUE_CHANNEL, { onMessage: poke })
 
+  /**
+   * Settles the successes that finished while the previous batch was being settled, one batch at a
+   * time beside the claims (another connection): each commit frees slots, and pokes the claimer.
+   */
+  const settle = () => {
+    settling ??= (async () => {
+      while (successes.length) {
+        const batch = successes
+        successes = []
+        try {
+          await settleSuccesses(batch)
+        } catch (err) {
+          // nothing of that transaction is kept: their leases lapse and they are sent again
+          logger.error(
+            { err, unsettled: batch.length },
+            'settling webhook deliveries failed; sent again after their lease',
+          )
+        }
+        poke()
+      }
+    })().finally(() => {
+      settling = null
+    })
+    return settling
+  }
+
   const run = (claim: Claim) => {
     const settled: Promise<void> = attempt(claim)
       .then((success) => {
-        if (success) successes.push(success)
+        if (!success) return poke()
+        successes.push(success)
+        void settle()
       })
       // the lease stays: the delivery is claimed again once it has passed
       .catch((err) => logger.error({ err, delivery_id: claim.id }, 'webhook attempt failed; retried after its lease'))
-      .finally(() => {
-        running.delete(settled)
-        poke()
-      })
+      .finally(() => running.delete(settled))
     running.add(settled)
-  }
-
-  /** Claims for the free slots, settling the successes so far in the same round trip. */
-  const claim = async (free: number) => {
-    const settling = successes
-    successes = []
-    try {
-      return await claimDeliveries(free, shares, settling)
-    } catch (err) {
-      // nothing of that transaction is kept: the successes' leases lapse and they are sent again
-      if (!stopped || settling.length)
-        logger.error({ err, unsettled: settling.length }, 'claiming webhook deliveries failed; trying again')
-      return null
-    }
   }
 
   const loop = (async () => {
     while (!stopped) {
       const free = shares.maxInFlight - running.size
-      const claims = free > 0 || successes.length ? await claim(free) : []
-      for (const c of claims ?? []) run(c)
-      const claimed = claims?.length ?? 0
-      // a full claim means more may be due; otherwise wait for a slot, a commit or the next poll
+      let claimed = 0
+      let failed = false
+      if (free > 0) {
+        try {
+          const claims = await claimDeliveries(free, shares)
+          claimed = claims.length
+          for (const claim of claims) run(claim)
+        } catch (err) {
+          failed = true
+          if (!stopped) logger.error({ err }, 'claiming webhook deliveries failed; trying again')
+        }
+      }
+      // a full claim means more may be due; otherwise wait for a settlement, a commit or the next poll
       if (stopped || (claimed > 0 && claimed === free)) continue
-      await nap(claims === null ? ERROR_PAUSE_MS : IDLE_POLL_MS)
+      await nap(failed ? ERROR_PAUSE_MS : IDLE_POLL_MS)
     }
   })()
 
@@ -248,6 +262,6 @@ export function startDispatcher(
     wake?.()
     await loop
     await Promise.allSettled(running)
-    if (successes.length) await claim(0)
+    await settle()
   }
 }

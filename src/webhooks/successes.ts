@@ -1,7 +1,11 @@
-import type { Prepared } from './round-trip'
-import { literal } from './round-trip'
+import { inOneRoundTrip, literal } from './round-trip'
 
-/** A successful attempt, to be settled (attempts.ts makes it, the dispatcher settles it). */
+/**
+ * A successful attempt, to be settled (attempts.ts makes it, the dispatcher settles it). Successes
+ * settle in batches, one batch at a time beside the claims: those that finish while a batch is being
+ * written go in the next one, so a burst settles in few statements and a lone success waits for no
+ * timer. A statement per delivery cost more than the POST.
+ */
 export type Success = {
   deliveryId: string
   endpointId: string
@@ -50,10 +54,10 @@ const SETTLE = `
       and (e.consecutive_failures > 0 or e.circuit_open_until is not null or e.failing_since is not null))
   select count(*) from settled`
 
-/** The statement settling `list` (round-trip.ts writes its arrays into the text). */
-export function settleSuccesses(list: Success[]): Prepared {
+/** Settles `list` in one round trip (round-trip.ts writes its arrays into the statement's text). */
+export async function settleSuccesses(list: Success[]) {
   const column = (value: (s: Success) => string | number) => literal(`{${list.map(value).join(',')}}`)
-  return {
+  await inOneRoundTrip({
     name: 'webhook_settle',
     types: ['uuid[]', 'uuid[]', 'int[]', 'uuid[]', 'int[]', 'int[]', 'int[]', 'timestamptz[]'],
     text: SETTLE,
@@ -67,5 +71,5 @@ export function settleSuccesses(list: Success[]): Prepared {
       column((s) => s.latencyMs),
       column((s) => s.at.toISOString()),
     ],
-  }
+  })
 }
