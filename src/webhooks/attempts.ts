@@ -27,10 +27,11 @@ export type AttemptOptions = { now?: () => Date; policy?: TargetPolicy }
 /**
  * Makes the attempt the dispatcher claimed (with `claim.token`, the claim carrying the delivery's
  * endpoint and event): signs the event's body at the moment of sending, POSTs it, and records a
- * failure; a success is returned for the dispatcher to settle in a batch (successes.ts). A delivery whose endpoint was deleted is cancelled; one whose endpoint
- * is switched off waits without a schedule until the endpoint is switched on. A worker that dies
- * mid-attempt leaves the delivery leased; once the lease passes it is claimed again: receivers may
- * see an event twice and deduplicate by its id.
+ * failure; a success is returned for the dispatcher to settle in a batch (successes.ts). A delivery
+ * whose endpoint was deleted is cancelled; one whose endpoint is switched off waits without a
+ * schedule until the endpoint is switched on. A worker that dies mid-attempt leaves the delivery
+ * leased; once the lease passes it is claimed again: receivers may see an event twice and
+ * deduplicate by its id.
  */
 export async function attemptDelivery(claim: Claim, options: AttemptOptions = {}): Promise<Success | null> {
   const now = options.now ?? (() => new Date())

@@ -206,25 +206,29 @@ export function startDispatcher(
    * Settles the successes that finished while the previous batch was being settled, one batch at a
    * time beside the claims (another connection): each commit frees slots, and pokes the claimer.
    */
-  const settle = () => {
-    settling ??= (async () => {
-      while (successes.length) {
-        const batch = successes
-        successes = []
-        try {
-          await settleSuccesses(batch)
-        } catch (err) {
-          // nothing of that transaction is kept: their leases lapse and they are sent again
-          logger.error(
-            { err, unsettled: batch.length },
-            'settling webhook deliveries failed; sent again after their lease',
-          )
+  const settle = (): Promise<void> => {
+    if (settling || successes.length === 0) return settling ?? Promise.resolve()
+    settling = (async () => {
+      try {
+        while (successes.length) {
+          const batch = successes
+          successes = []
+          try {
+            await settleSuccesses(batch)
+          } catch (err) {
+            // nothing of that transaction is kept: their leases lapse and they are sent again
+            logger.error(
+              { err, unsettled: batch.length },
+              'settling webhook deliveries failed; sent again after their lease',
+            )
+          }
+          poke()
         }
-        poke()
+      } finally {
+        // in the same turn as the check above: a success pushed after it starts a new settling
+        settling = null
       }
-    })().finally(() => {
-      settling = null
-    })
+    })()
     return settling
   }
 
@@ -235,8 +239,11 @@ export function startDispatcher(
         successes.push(success)
         void settle()
       })
-      // the lease stays: the delivery is claimed again once it has passed
-      .catch((err) => logger.error({ err, delivery_id: claim.id }, 'webhook attempt failed; retried after its lease'))
+      .catch((err) => {
+        // the lease stays: the delivery is claimed again once it has passed
+        logger.error({ err, delivery_id: claim.id }, 'webhook attempt failed; retried after its lease')
+        poke()
+      })
       .finally(() => running.delete(settled))
     running.add(settled)
   }
