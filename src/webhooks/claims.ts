@@ -3,6 +3,8 @@ import type { EventType } from '../events/types'
 /** A claimed delivery with what its attempt needs: its endpoint as it is now, and its event. */
 export type Claim = {
   id: string
+  /** the endpoint's slot it holds (webhook_leases) while `token` is that slot's */
+  slot: number
   token: string
   /** attempts made before this one */
   attempts: number
@@ -31,6 +33,7 @@ export type ClaimedEndpoint = {
 /** A row of the claim's statement (dispatcher.ts). */
 export type ClaimRow = {
   id: string
+  slot: number
   job_token: string
   attempts: number
   endpoint_id: string
@@ -52,6 +55,7 @@ export type ClaimRow = {
 /** The claim's row as the attempt takes it. */
 export const toClaim = (r: ClaimRow): Claim => ({
   id: r.id,
+  slot: r.slot,
   token: r.job_token,
   attempts: r.attempts,
   endpoint: {

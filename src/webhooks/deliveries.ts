@@ -1,7 +1,7 @@
-import { and, eq, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { arrayParam, unnestRows } from '../db/params'
-import { type DeliveryStatus, webhookDeliveries, webhookEndpoints } from '../db/schema'
+import { type DeliveryStatus, webhookDeliveries, webhookEndpoints, webhookPendingDeliveries } from '../db/schema'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import type { EventType } from '../events/types'
 import { AppError, invalidField, notFound } from '../shared/errors'
@@ -12,23 +12,26 @@ import { type PageQuery, paginate } from '../shared/pagination'
 export const DUE_CHANNEL = 'webhook_deliveries_due'
 
 /**
- * Deliveries are scheduled on their own rows (a `job_token` and a `next_attempt_at`); the
- * dispatcher (dispatcher.ts) claims the due ones fairly. This wakes it at commit instead of at its
- * next poll; PostgreSQL folds the notifications of one transaction into one.
+ * Deliveries still to go out are rows of `webhook_pending_deliveries` (their next attempt's time;
+ * none while their endpoint is off); the dispatcher (dispatcher.ts) claims the due ones fairly. This
+ * wakes it at commit instead of at its next poll; PostgreSQL folds the notifications of one
+ * transaction into one.
  */
 const announce = (tx: Tx) => tx.execute(sql`select pg_notify(${DUE_CHANNEL}, '')`)
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect
+/** A delivery with when its next attempt is due (null: settled, or waiting for its endpoint). */
+export type ScheduledDeliveryRow = DeliveryRow & { nextAttemptAt: Date | null }
 type EventRef = { id: string; eventType: EventType; organizationId: string }
 
 /** An event to send to an endpoint. */
 export type DeliveryTarget = { event: EventRef; endpoint: { id: string; isActive: boolean } }
 
 /**
- * Deliveries of events to endpoints, in the caller's transaction, due at once, in one statement
- * however many. A delivery to an endpoint that is off waits (no schedule) until it is on.
+ * Deliveries of events to endpoints, in the caller's transaction, due at once. A delivery to an
+ * endpoint that is off waits (no next attempt) until it is on.
  */
-export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promise<DeliveryRow[]> {
+export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promise<ScheduledDeliveryRow[]> {
   if (targets.length === 0) return []
   const rows = await tx
     .insert(webhookDeliveries)
@@ -38,13 +41,27 @@ export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promi
         endpointId: endpoint.id,
         eventId: event.id,
         eventType: event.eventType,
-        jobToken: endpoint.isActive ? sql`gen_random_uuid()` : null,
-        nextAttemptAt: endpoint.isActive ? sql`now()` : null,
       })),
     )
     .returning()
-  if (rows.some((r) => r.jobToken)) await announce(tx)
-  return rows
+  const scheduled = await tx
+    .insert(webhookPendingDeliveries)
+    .values(
+      rows.map((row, i) => ({
+        deliveryId: row.id,
+        endpointId: row.endpointId,
+        organizationId: row.organizationId,
+        eventId: row.eventId,
+        nextAttemptAt: targets[i]!.endpoint.isActive ? sql`now()` : null,
+      })),
+    )
+    .returning({
+      deliveryId: webhookPendingDeliveries.deliveryId,
+      nextAttemptAt: webhookPendingDeliveries.nextAttemptAt,
+    })
+  if (scheduled.some((r) => r.nextAttemptAt)) await announce(tx)
+  const due = new Map(scheduled.map((r) => [r.deliveryId, r.nextAttemptAt]))
+  return rows.map((row) => ({ ...row, nextAttemptAt: due.get(row.id) ?? null }))
 }
 
 /**
@@ -54,76 +71,57 @@ export async function createDeliveries(tx: Tx, targets: DeliveryTarget[]): Promi
  */
 export async function queueDeliveries(tx: Tx, targets: DeliveryTarget[]) {
   if (targets.length === 0) return
-  await tx.execute(sql`insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
-    select organization_id, endpoint_id, event_id, event_type, gen_random_uuid(), now() from ${unnestRows(
-      targets,
-      't',
-      {
+  await tx.execute(sql`with delivery as (
+      insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type)
+      select organization_id, endpoint_id, event_id, event_type from ${unnestRows(targets, 't', {
         organization_id: ['uuid', (t) => t.event.organizationId],
         endpoint_id: ['uuid', (t) => t.endpoint.id],
         event_id: ['uuid', (t) => t.event.id],
         event_type: ['text', (t) => t.event.eventType],
-      },
-    )}`)
+      })}
+      returning id, endpoint_id, organization_id, event_id)
+    insert into webhook_pending_deliveries (delivery_id, endpoint_id, organization_id, event_id, next_attempt_at)
+    select id, endpoint_id, organization_id, event_id, now() from delivery`)
   await announce(tx)
 }
 
 /** Deliveries still to go out that waited while their endpoint was off: each is due now. */
 export async function resumeDeliveries(tx: Tx, endpointId: string) {
   const rows = await tx
-    .update(webhookDeliveries)
-    .set({ jobToken: sql`gen_random_uuid()`, nextAttemptAt: sql`now()` })
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        inArray(webhookDeliveries.status, ['pending', 'retrying']),
-        isNull(webhookDeliveries.jobToken),
-      ),
-    )
-    .returning({ id: webhookDeliveries.id })
+    .update(webhookPendingDeliveries)
+    .set({ nextAttemptAt: sql`now()` })
+    .where(and(eq(webhookPendingDeliveries.endpointId, endpointId), isNull(webhookPendingDeliveries.nextAttemptAt)))
+    .returning({ id: webhookPendingDeliveries.deliveryId })
   if (rows.length) await announce(tx)
 }
 
 /**
- * A paused endpoint's scheduled deliveries wait without a schedule until it is switched on
- * (resumeDeliveries). One in flight keeps its token: its outcome is recorded, and a retry it
- * schedules is parked by the attempt that finds the endpoint off.
+ * A paused endpoint's deliveries wait without a next attempt until it is switched on
+ * (resumeDeliveries). One in flight keeps its lease (webhook_leases): its outcome is recorded, and
+ * a retry it schedules is parked by the attempt that finds the endpoint off.
  */
 export async function parkDeliveries(tx: Tx, endpointId: string) {
   await tx
-    .update(webhookDeliveries)
-    .set({ jobToken: null })
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        isNotNull(webhookDeliveries.jobToken),
-        or(isNull(webhookDeliveries.leaseUntil), lte(webhookDeliveries.leaseUntil, sql`now()`)),
-      ),
-    )
+    .update(webhookPendingDeliveries)
+    .set({ nextAttemptAt: null })
+    .where(and(eq(webhookPendingDeliveries.endpointId, endpointId), isNotNull(webhookPendingDeliveries.nextAttemptAt)))
 }
 
 /**
- * A deleted endpoint's deliveries still to go out are cancelled. One in flight (claimed, its lease
- * running) is left to its attempt, which records what the receiver answered: cancelling it lost a
- * success the receiver had already acknowledged (the README's receiver deletes its endpoint as soon
- * as the delivery arrives, and its delivery read `cancelled`). If that attempt fails, the next
- * claim finds the endpoint deleted and cancels it then.
+ * A deleted endpoint's deliveries still to go out are cancelled. One in flight (its lease running)
+ * is left to its attempt, which records what the receiver answered: cancelling it lost a success
+ * the receiver had already acknowledged (the README's receiver deletes its endpoint as soon as the
+ * delivery arrives, and its delivery read `cancelled`). If that attempt fails, the next claim finds
+ * the endpoint deleted and cancels it then.
  */
 export async function cancelDeliveries(tx: Tx, endpointId: string) {
-  await tx
-    .update(webhookDeliveries)
-    .set({ status: 'cancelled', jobToken: null, nextAttemptAt: null, leaseUntil: null })
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        inArray(webhookDeliveries.status, ['pending', 'retrying']),
-        or(
-          isNull(webhookDeliveries.jobToken),
-          isNull(webhookDeliveries.leaseUntil),
-          lte(webhookDeliveries.leaseUntil, sql`now()`),
-        ),
-      ),
-    )
+  await tx.execute(sql`with cancelled as (
+      delete from webhook_pending_deliveries p
+      where p.endpoint_id = ${endpointId} and not exists (
+        select 1 from webhook_leases l
+        where l.endpoint_id = p.endpoint_id and l.delivery_id = p.delivery_id and l.lease_until > now())
+      returning p.delivery_id)
+    update webhook_deliveries d set status = 'cancelled' from cancelled c where d.id = c.delivery_id`)
 }
 
 export type AttemptRecord = {
@@ -134,7 +132,7 @@ export type AttemptRecord = {
   error: string | null
 }
 
-export const toDeliveryResource = (row: DeliveryRow, attemptLog: AttemptRecord[] = []) => ({
+export const toDeliveryResource = (row: ScheduledDeliveryRow, attemptLog: AttemptRecord[] = []) => ({
   id: toShortId(row.id),
   endpoint_id: toShortId(row.endpointId),
   event_id: toShortId(row.eventId),
@@ -142,7 +140,7 @@ export const toDeliveryResource = (row: DeliveryRow, attemptLog: AttemptRecord[]
   status: row.status,
   attempts: row.attempts,
   last_attempt_at: row.lastAttemptAt?.toISOString() ?? null,
-  next_attempt_at: row.jobToken ? (row.nextAttemptAt?.toISOString() ?? null) : null,
+  next_attempt_at: row.nextAttemptAt?.toISOString() ?? null,
   response_status: row.responseStatus,
   created: row.created.toISOString(),
   attempt_log: attemptLog,
@@ -166,6 +164,10 @@ const attemptLog = sql<AttemptRecord[]>`coalesce((
     where webhook_deliveries.status = 'succeeded' and webhook_deliveries.latency_ms is not null
   ) a), '[]'::json)`
 
+/** When a listed delivery's next attempt is due, from its schedule (none once it has settled). */
+const nextAttemptAt = sql<Date | null>`(select p.next_attempt_at from webhook_pending_deliveries p
+  where p.delivery_id = webhook_deliveries.id)`.mapWith(webhookPendingDeliveries.nextAttemptAt)
+
 export type DeliveryFilter = { endpoint_id?: string; status?: DeliveryStatus }
 
 /** The organization's deliveries, newest first, each with its attempts. */
@@ -179,14 +181,19 @@ export function listDeliveries(organizationId: string, filter: DeliveryFilter, p
     page,
     (limit, offset) =>
       db
-        .select({ delivery: webhookDeliveries, attempts: attemptLog, total_count: sql<number>`count(*) over ()` })
+        .select({
+          delivery: webhookDeliveries,
+          nextAttemptAt,
+          attempts: attemptLog,
+          total_count: sql<number>`count(*) over ()`,
+        })
         .from(webhookDeliveries)
         .where(where)
         .orderBy(sql`${webhookDeliveries.created} desc`, sql`${webhookDeliveries.id} desc`)
         .limit(limit)
         .offset(offset),
     () => db.$count(webhookDeliveries, where),
-    (r) => toDeliveryResource(r.delivery, r.attempts),
+    (r) => toDeliveryResource({ ...r.delivery, nextAttemptAt: r.nextAttemptAt }, r.attempts),
   )
 }
 
@@ -244,18 +251,22 @@ export function recoverEndpoint(ex: Executor, organizationId: string, endpointId
     const endpoint = await liveEndpoint(tx, organizationId, endpointId)
     if (!endpoint) throw notFound('webhook endpoint')
     if (!endpoint.isActive) throw new AppError('conflict', 'the endpoint is switched off; switch it on first')
-    const rows = await tx.execute<{ id: string }>(sql`
-      insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
-      select e.organization_id, ${endpointId}, e.id, e.event_type, gen_random_uuid(), now()
-      from events e
-      where e.organization_id = ${organizationId} and e.created >= ${since.toISOString()}
-        and e.event_type = any(${arrayParam(endpoint.eventTypes, 'text')})
-        -- a test event is addressed to one endpoint (its subject); never re-send another's
-        and (e.event_type <> 'webhook.test' or e.subject_id = ${endpointId})
-        and not exists (select 1 from webhook_deliveries d where d.endpoint_id = ${endpointId}
-          and d.event_id = e.id and d.status in ('pending', 'retrying'))
-      order by e.created
-      returning id`)
+    const rows = await tx.execute<{ delivery_id: string }>(sql`
+      with delivery as (
+        insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type)
+        select e.organization_id, ${endpointId}, e.id, e.event_type
+        from events e
+        where e.organization_id = ${organizationId} and e.created >= ${since.toISOString()}
+          and e.event_type = any(${arrayParam(endpoint.eventTypes, 'text')})
+          -- a test event is addressed to one endpoint (its subject); never re-send another's
+          and (e.event_type <> 'webhook.test' or e.subject_id = ${endpointId})
+          and not exists (select 1 from webhook_pending_deliveries p where p.endpoint_id = ${endpointId}
+            and p.event_id = e.id)
+        order by e.created
+        returning id, organization_id, event_id)
+      insert into webhook_pending_deliveries (delivery_id, endpoint_id, organization_id, event_id, next_attempt_at)
+      select id, ${endpointId}, organization_id, event_id, now() from delivery
+      returning delivery_id`)
     if (rows.rows.length) await announce(tx)
     return { endpoint_id: toShortId(endpointId), since: since.toISOString(), queued: rows.rows.length }
   })

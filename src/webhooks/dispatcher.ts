@@ -5,6 +5,7 @@ import { attemptDelivery } from './attempts'
 import { type Claim, type ClaimRow, toClaim } from './claims'
 import { DUE_CHANNEL } from './deliveries'
 import { inOneRoundTrip, numeral } from './round-trip'
+import { type Success, settleSuccesses } from './successes'
 
 /**
  * The webhook dispatcher: each worker process claims due deliveries from `webhook_deliveries`
@@ -19,8 +20,10 @@ import { inOneRoundTrip, numeral } from './round-trip'
  * - the slots left are dealt round-robin: every organization's first due delivery before any
  *   organization's second, and inside one organization every endpoint's first before any second.
  * Claims run one at a time across processes (an advisory lock), so the shares are exact. A claimed
- * delivery is leased (`lease_until`); a worker that dies mid-attempt leaves it to be claimed again
- * once its lease has passed, as pg-boss's heartbeat did.
+ * delivery is leased: it takes one of its endpoint's slots in `webhook_leases` until `lease_until`;
+ * a worker that dies mid-attempt leaves it to be claimed again once its lease has passed, as
+ * pg-boss's heartbeat did. The claim writes only that slot (in place): the delivery's own row is
+ * written when it settles.
  */
 export type Shares = {
   /** attempts this process has in flight at once */
@@ -48,7 +51,7 @@ const CLAIM_LOCK = 727_044 // advisory lock id: one claim at a time across worke
  * so an attempt of an earlier claim whose lease lapsed records nothing. Each claim comes with its
  * endpoint and its event, read in the same statement.
  *
- * Only endpoints with scheduled deliveries are visited (a skip scan of the scheduled index), and
+ * Only endpoints with scheduled deliveries are visited (a skip scan of the schedule's index), and
  * of each at most its free slots are read: an endpoint whose circuit is open costs one index probe
  * however many deliveries wait for it. A switched-off or deleted endpoint's leftover gets a slot
  * so its attempt can park or cancel it.
@@ -60,7 +63,7 @@ export async function claimDeliveries(limit: number, shares: Shares): Promise<Cl
   const rows = await inOneRoundTrip<ClaimRow>(`select pg_advisory_xact_lock(${CLAIM_LOCK})`, {
     name: 'webhook_claim',
     types: ['int', 'int', 'int', 'int', 'float8'],
-    text: CLAIM,
+    text: CLAIM_TEXT,
     args: [
       shares.circuitFailures,
       shares.endpointConcurrency,
@@ -73,76 +76,94 @@ export async function claimDeliveries(limit: number, shares: Shares): Promise<Cl
 }
 
 /** The claim (claimDeliveries): $1 circuit failures, $2 endpoint and $3 organization concurrency, $4 limit, $5 lease seconds. */
-const CLAIM = `
+const CLAIM_TEXT = `
     with recursive scheduled(endpoint_id) as (
-      -- ordered as webhook_deliveries_scheduled_idx is, so the planner walks that small index and
-      -- never the settled deliveries
-      (select endpoint_id from webhook_deliveries where job_token is not null
+      -- ordered as webhook_pending_deliveries_endpoint_idx is, so the planner walks that small index
+      (select endpoint_id from webhook_pending_deliveries where next_attempt_at is not null
        order by endpoint_id, next_attempt_at limit 1)
       union all
-      select (select d.endpoint_id from webhook_deliveries d
-              where d.job_token is not null and d.endpoint_id > s.endpoint_id
-              order by d.endpoint_id, d.next_attempt_at limit 1)
+      select (select p.endpoint_id from webhook_pending_deliveries p
+              where p.next_attempt_at is not null and p.endpoint_id > s.endpoint_id
+              order by p.endpoint_id, p.next_attempt_at limit 1)
       from scheduled s where s.endpoint_id is not null
     ),
-    busy as materialized (
-      select endpoint_id, organization_id, count(*)::int as n
-      from webhook_deliveries where lease_until > now()
-      group by endpoint_id, organization_id
-    ),
-    organization_busy as materialized (
-      select organization_id, sum(n)::int as n from busy group by organization_id
-    ),
-    endpoint_free as (
-      select e.id,
+    endpoint_capped as (
+      select e.id, e.organization_id, l.slots, l.deliveries,
         (case
           when not e.is_active or e.deleted_at is not null then 1
           when e.consecutive_failures < $1 then $2
           when e.circuit_open_until is null or e.circuit_open_until <= now() then 1
           else 0
-        end) - coalesce(b.n, 0) as free
+        end) as cap
       from scheduled s
       join webhook_endpoints e on e.id = s.endpoint_id
-      left join busy b on b.endpoint_id = e.id
+      -- its slots in use: a few rows of the leases' primary key
+      cross join lateral (
+        select coalesce(array_agg(l.slot), '{}') as slots, coalesce(array_agg(l.delivery_id), '{}') as deliveries
+        from webhook_leases l where l.endpoint_id = e.id and l.lease_until > now()
+      ) l
+    ),
+    -- and the numbers of its free slots, lowest first: its k-th chosen delivery takes the k-th
+    endpoint_free as materialized (
+      select f.*, array(select n from generate_series(0, f.cap - 1 + cardinality(f.slots)) n
+                        where n <> all(f.slots) order by n) as free_slots
+      from endpoint_capped f
+    ),
+    organization_busy as materialized (
+      select l.organization_id, count(*)::int as n from webhook_leases l
+      where l.organization_id in (select organization_id from endpoint_free) and l.lease_until > now()
+      group by l.organization_id
     ),
     candidates as (
-      select c.id, c.organization_id, c.next_attempt_at,
+      select c.delivery_id, c.endpoint_id, c.organization_id, c.event_id, c.attempts, c.next_attempt_at,
+        c.endpoint_rank, f.slots, f.cap, f.free_slots,
         row_number() over (partition by c.organization_id order by c.endpoint_rank, c.next_attempt_at) as rank
       from endpoint_free f
       cross join lateral (
-        select d.id, d.organization_id, d.next_attempt_at,
-          row_number() over (order by d.next_attempt_at) as endpoint_rank
-        from webhook_deliveries d
-        where d.endpoint_id = f.id and d.job_token is not null and d.next_attempt_at <= now()
-          and (d.lease_until is null or d.lease_until <= now())
-        order by d.next_attempt_at
+        select p.delivery_id, p.endpoint_id, p.organization_id, p.event_id, p.attempts, p.next_attempt_at,
+          row_number() over (order by p.next_attempt_at) as endpoint_rank
+        from webhook_pending_deliveries p
+        where p.endpoint_id = f.id and p.next_attempt_at <= now() and p.delivery_id <> all(f.deliveries)
+        order by p.next_attempt_at
         -- free is negative when a circuit opened over attempts already in flight; a negative
         -- LIMIT is an error, and only the planner's choice keeps the filter below from running first
-        limit greatest(f.free, 0)
+        limit greatest(f.cap - cardinality(f.slots), 0)
       ) c
-      where f.free > 0
+      where f.cap > cardinality(f.slots)
     ),
     chosen as (
-      select c.id from candidates c
-      left join organization_busy o on o.organization_id = c.organization_id
-      where c.rank <= $3 - coalesce(o.n, 0)
-      order by c.rank, c.next_attempt_at
-      limit $4
+      select c.*, row_number() over (partition by c.endpoint_id order by c.endpoint_rank) as k
+      from (
+        select c.* from candidates c
+        left join organization_busy o on o.organization_id = c.organization_id
+        where c.rank <= $3 - coalesce(o.n, 0)
+        order by c.rank, c.next_attempt_at
+        limit $4
+      ) c
     ),
-    claimed as (
-      update webhook_deliveries d
-      set job_token = gen_random_uuid(), lease_until = now() + make_interval(secs => $5)
-      from chosen where d.id = chosen.id
-      returning d.id, d.job_token, d.attempts, d.endpoint_id, d.event_id
+    -- an endpoint's k-th chosen delivery takes its k-th free slot (a subquery per delivery cost a
+    -- third of the claim)
+    leased as (
+      insert into webhook_leases as l (endpoint_id, slot, organization_id, delivery_id, token, lease_until)
+      select c.endpoint_id, c.free_slots[c.k], c.organization_id, c.delivery_id, gen_random_uuid(),
+        now() + make_interval(secs => $5)
+      from chosen c
+      on conflict (endpoint_id, slot) do update
+        set delivery_id = excluded.delivery_id, token = excluded.token, lease_until = excluded.lease_until
+        where l.lease_until is null or l.lease_until <= now()
+      returning l.delivery_id, l.slot, l.token
     )
-    select c.id, c.job_token, c.attempts,
+    select c.delivery_id as id, l.slot, l.token as job_token, c.attempts,
       e.id as endpoint_id, e.url, e.signing_secret, e.previous_secret, e.rotated_at, e.is_active,
       e.deleted_at is not null as deleted,
       v.id as event_id, v.event_type, v.created as event_created, v.organization_id, v.subject_id, v.data,
       v.trace_parent
-    from claimed c
+    from leased l
+    join chosen c on c.delivery_id = l.delivery_id
     join webhook_endpoints e on e.id = c.endpoint_id
-    join events v on v.id = c.event_id`
+    -- each event by its primary key: joined, the plan counted on a claim of 100 and read the whole
+    -- events table once it was small enough (tens of thousands of rows, a millisecond a claim)
+    cross join lateral (select * from events v where v.id = c.event_id limit 1) v`
 
 const IDLE_POLL_MS = 200
 const ERROR_PAUSE_MS = 1000
@@ -154,9 +175,12 @@ const ERROR_PAUSE_MS = 1000
  */
 export function startDispatcher(
   shares: Shares = sharesFromConfig(),
-  attempt: (claim: Claim) => Promise<void> = attemptDelivery,
+  attempt: (claim: Claim) => Promise<Success | null> = attemptDelivery,
 ): () => Promise<void> {
   const running = new Set<Promise<void>>()
+  /** successes not yet settled, and the settling of those before them */
+  let successes: Success[] = []
+  let settling: Promise<void> | null = null
   let stopped = false
   let poked = false
   let wake: (() => void) | null = null
@@ -178,14 +202,49 @@ export function startDispatcher(
     })
   void listener.on(DUE_CHANNEL, { onMessage: poke })
 
+  /**
+   * Settles the successes that finished while the previous batch was being settled, one batch at a
+   * time beside the claims (another connection): each commit frees slots, and pokes the claimer.
+   */
+  const settle = (): Promise<void> => {
+    if (settling || successes.length === 0) return settling ?? Promise.resolve()
+    settling = (async () => {
+      try {
+        while (successes.length) {
+          const batch = successes
+          successes = []
+          try {
+            await settleSuccesses(batch)
+          } catch (err) {
+            // nothing of that transaction is kept: their leases lapse and they are sent again
+            logger.error(
+              { err, unsettled: batch.length },
+              'settling webhook deliveries failed; sent again after their lease',
+            )
+          }
+          poke()
+        }
+      } finally {
+        // in the same turn as the check above: a success pushed after it starts a new settling
+        settling = null
+      }
+    })()
+    return settling
+  }
+
   const run = (claim: Claim) => {
     const settled: Promise<void> = attempt(claim)
-      // the lease stays: the delivery is claimed again once it has passed
-      .catch((err) => logger.error({ err, delivery_id: claim.id }, 'webhook attempt failed; retried after its lease'))
-      .finally(() => {
-        running.delete(settled)
+      .then((success) => {
+        if (!success) return poke()
+        successes.push(success)
+        void settle()
+      })
+      .catch((err) => {
+        // the lease stays: the delivery is claimed again once it has passed
+        logger.error({ err, delivery_id: claim.id }, 'webhook attempt failed; retried after its lease')
         poke()
       })
+      .finally(() => running.delete(settled))
     running.add(settled)
   }
 
@@ -204,7 +263,7 @@ export function startDispatcher(
           if (!stopped) logger.error({ err }, 'claiming webhook deliveries failed; trying again')
         }
       }
-      // a full claim means more may be due; otherwise wait for a slot, a commit or the next poll
+      // a full claim means more may be due; otherwise wait for a settlement, a commit or the next poll
       if (stopped || (claimed > 0 && claimed === free)) continue
       await nap(failed ? ERROR_PAUSE_MS : IDLE_POLL_MS)
     }
@@ -215,5 +274,6 @@ export function startDispatcher(
     wake?.()
     await loop
     await Promise.allSettled(running)
+    await settle()
   }
 }

@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, pgTable, text, uuid, varchar } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, pgTable, primaryKey, text, uuid, varchar } from 'drizzle-orm/pg-core'
 import type { EventType } from '../../shared/event-types'
 import { organizations } from './accounts'
 import { at, created, id, metadata } from './columns'
-import { events } from './events'
 
 /**
  * A partner's receiver. Deleting one keeps the row (soft delete, secrets wiped) so its delivery
@@ -44,50 +43,81 @@ export const webhookEndpoints = pgTable(
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed', 'cancelled'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
-/** One event to one endpoint: its state and schedule. Its attempts are in `webhook_attempts`. */
+/**
+ * One event to one endpoint: its state and its outcome. Inserted once and settled once in place:
+ * what a settle changes is in no index, and the table leaves room on each page (fillfactor 50,
+ * migration 0033), so the settle is a HOT update. Its schedule is in `webhook_pending_deliveries`,
+ * its attempt in flight in `webhook_leases`, its failed attempts in `webhook_attempts`.
+ */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: id(),
-    organizationId: uuid()
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    // no foreign key (a lookup and a row lock per delivery, migration 0033): the endpoint's own
+    // cascades from its organization, and events are never deleted
+    organizationId: uuid().notNull(),
     endpointId: uuid()
       .notNull()
       .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
-    eventId: uuid()
-      .notNull()
-      .references(() => events.id, { onDelete: 'cascade' }),
+    eventId: uuid().notNull(),
     eventType: varchar({ length: 100 }).$type<EventType>().notNull(),
     status: varchar({ length: 20 }).$type<DeliveryStatus>().notNull().default('pending'),
     attempts: integer().notNull().default(0),
     lastAttemptAt: at(),
-    nextAttemptAt: at(),
     responseStatus: integer(),
     /**
      * The successful attempt's latency: a success is recorded on the delivery's row alone (its
      * attempt number, time and status above); webhook_attempts holds the failed attempts.
      */
     latencyMs: integer(),
-    /**
-     * Set while the delivery is scheduled (its next attempt at `next_attempt_at`); each claim of an
-     * attempt gets a new one, and an attempt whose token is no longer the delivery's records
-     * nothing. Null once settled, and while the delivery waits for its endpoint to be switched on.
-     */
-    jobToken: uuid(),
-    /** While an attempt is in flight: until when its worker holds it (a dead worker's lapses). */
-    leaseUntil: at(),
     created: created(),
   },
   (table) => [
     index('webhook_deliveries_organization_idx').on(table.organizationId, table.created, table.id),
-    index('webhook_deliveries_endpoint_idx').on(table.endpointId, table.status),
-    index('webhook_deliveries_event_idx').on(table.eventId),
-    // what the dispatcher scans: each endpoint's scheduled deliveries, soonest first
-    index('webhook_deliveries_scheduled_idx')
-      .on(table.endpointId, table.nextAttemptAt)
-      .where(sql`${table.jobToken} is not null`),
-    index('webhook_deliveries_lease_idx').on(table.leaseUntil).where(sql`${table.leaseUntil} is not null`),
+    index('webhook_deliveries_endpoint_idx').on(table.endpointId, table.created, table.id),
+  ],
+)
+
+/**
+ * The deliveries still to go out (pending or retrying): one row each, inserted with the delivery,
+ * deleted when it settles for good. `next_attempt_at` null: it waits for its endpoint to be switched
+ * on. The dispatcher reads only this table and the leases to choose what to claim.
+ */
+export const webhookPendingDeliveries = pgTable(
+  'webhook_pending_deliveries',
+  {
+    deliveryId: uuid()
+      .primaryKey()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    endpointId: uuid().notNull(),
+    organizationId: uuid().notNull(),
+    eventId: uuid().notNull(),
+    /** attempts made so far (the delivery's row has the same once an attempt has settled) */
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: at(),
+  },
+  (table) => [index('webhook_pending_deliveries_endpoint_idx').on(table.endpointId, table.nextAttemptAt)],
+)
+
+/**
+ * An endpoint's slots for attempts in flight (an unlogged table: migration 0033), each holding the
+ * claimed delivery, the claim's token and until when its worker holds it (a dead worker's lapses).
+ * A slot is made the first time it is needed and then updated in place; an attempt whose token is
+ * no longer its slot's records nothing.
+ */
+export const webhookLeases = pgTable(
+  'webhook_leases',
+  {
+    endpointId: uuid().notNull(),
+    slot: integer().notNull(),
+    organizationId: uuid().notNull(),
+    deliveryId: uuid(),
+    token: uuid(),
+    leaseUntil: at(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.endpointId, table.slot] }),
+    index('webhook_leases_organization_idx').on(table.organizationId),
   ],
 )
 

@@ -90,8 +90,8 @@ const QUEUES = ['events', 'webhooks']
 const dueDeliveries = async () =>
   (
     await query<{ n: number }>(
-      `select count(*)::int n from webhook_deliveries
-        where lease_until > now() or (job_token is not null and next_attempt_at <= now() + interval '2.5 seconds')`,
+      `select (select count(*)::int from webhook_leases where lease_until > now())
+        + (select count(*)::int from webhook_pending_deliveries where next_attempt_at <= now() + interval '2.5 seconds') n`,
     )
   )[0]!.n
 

@@ -13,10 +13,13 @@ export async function waitingTestDelivery(signingSecret: string): Promise<string
      ev as (insert into events (id, event_type, organization_id, subject_id, data)
             select gen_random_uuid(), 'webhook.test', organization_id, id,
                    jsonb_build_object('message', 'This is a test delivery.') from ep
-            returning id, organization_id, subject_id)
-     insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type, job_token, next_attempt_at)
-     select organization_id, subject_id, id, 'webhook.test', gen_random_uuid(), null from ev
-     returning id`,
+            returning id, organization_id, subject_id),
+     delivery as (insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type)
+            select organization_id, subject_id, id, 'webhook.test' from ev
+            returning id, organization_id, endpoint_id, event_id)
+     insert into webhook_pending_deliveries (delivery_id, endpoint_id, organization_id, event_id, next_attempt_at)
+     select id, endpoint_id, organization_id, event_id, null from delivery
+     returning delivery_id as id`,
     [signingSecret],
   )
   if (!row) throw new Error('no switched-off endpoint has this secret')

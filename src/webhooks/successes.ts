@@ -1,0 +1,75 @@
+import { inOneRoundTrip, literal } from './round-trip'
+
+/**
+ * A successful attempt, to be settled (attempts.ts makes it, the dispatcher settles it). Successes
+ * settle in batches, one batch at a time beside the claims: those that finish while a batch is being
+ * written go in the next one, so a burst settles in few statements and a lone success waits for no
+ * timer. A statement per delivery cost more than the POST.
+ */
+export type Success = {
+  deliveryId: string
+  endpointId: string
+  slot: number
+  token: string
+  attempt: number
+  status: number
+  latencyMs: number
+  at: Date
+}
+
+/**
+ * Settles successes, given as one array per column ($1 delivery ids, $2 endpoint ids, $3 slots,
+ * $4 tokens, $5 attempts, $6 statuses, $7 latencies, $8 times): each frees its endpoint's slot if
+ * its token is still the slot's, leaves the schedule, and is recorded on the delivery's row; the
+ * circuits of their endpoints close. `= any($1)` makes the statements find their rows by the primary
+ * key: joined only to the input, whose size the plan cannot know, a table of tens of thousands of
+ * deliveries was read whole for every batch.
+ *
+ * The successful attempt is recorded on the delivery's own row (its number, time, status and
+ * latency), not as a row of webhook_attempts, which keeps the failed ones: the attempt log reads
+ * both (deliveries.ts). None of those columns is indexed, so the row is updated in place (HOT).
+ * A success closes its endpoint's circuit, decided by the endpoint row as it is now, not as it was
+ * when the attempt started (other attempts may have failed and opened it meanwhile); a healthy
+ * endpoint's row is not written.
+ */
+const SETTLE = `
+  with input as (
+    select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::uuid[], $5::int[], $6::int[], $7::int[], $8::timestamptz[])
+      as x(delivery_id, endpoint_id, slot, token, attempt, status, latency_ms, at)),
+  released as (
+    update webhook_leases l set delivery_id = null, token = null, lease_until = null
+    from input i where l.endpoint_id = i.endpoint_id and l.slot = i.slot and l.token = i.token
+    returning i.delivery_id, i.attempt, i.status, i.latency_ms, i.at),
+  unscheduled as (
+    delete from webhook_pending_deliveries p using released r
+    where p.delivery_id = any($1::uuid[]) and p.delivery_id = r.delivery_id),
+  settled as (
+    update webhook_deliveries d set status = 'succeeded', attempts = r.attempt, last_attempt_at = r.at,
+      response_status = r.status, latency_ms = r.latency_ms
+    from released r where d.id = any($1::uuid[]) and d.id = r.delivery_id
+    returning d.id),
+  closed as (
+    update webhook_endpoints e set failing_since = null, consecutive_failures = 0, circuit_open_until = null
+    where e.id = any($2::uuid[])
+      and (e.consecutive_failures > 0 or e.circuit_open_until is not null or e.failing_since is not null))
+  select count(*) from settled`
+
+/** Settles `list` in one round trip (round-trip.ts writes its arrays into the statement's text). */
+export async function settleSuccesses(list: Success[]) {
+  const column = (value: (s: Success) => string | number) => literal(`{${list.map(value).join(',')}}`)
+  await inOneRoundTrip({
+    name: 'webhook_settle',
+    types: ['uuid[]', 'uuid[]', 'int[]', 'uuid[]', 'int[]', 'int[]', 'int[]', 'timestamptz[]'],
+    text: SETTLE,
+    args: [
+      column((s) => s.deliveryId),
+      column((s) => s.endpointId),
+      column((s) => s.slot),
+      column((s) => s.token),
+      column((s) => s.attempt),
+      column((s) => s.status),
+      column((s) => s.latencyMs),
+      column((s) => s.at.toISOString()),
+    ],
+  })
+}
