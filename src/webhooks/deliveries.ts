@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { arrayParam, unnestRows } from '../db/params'
 import { type DeliveryStatus, webhookDeliveries, webhookEndpoints, webhookPendingDeliveries } from '../db/schema'
@@ -97,14 +97,17 @@ export async function resumeDeliveries(tx: Tx, endpointId: string) {
 
 /**
  * A paused endpoint's deliveries wait without a next attempt until it is switched on
- * (resumeDeliveries). One in flight keeps its lease (webhook_leases): its outcome is recorded, and
- * a retry it schedules is parked by the attempt that finds the endpoint off.
+ * (resumeDeliveries). One in flight (its lease running) is left alone: its outcome is recorded, and
+ * a retry it schedules is parked by the attempt that finds the endpoint off. Touching its row here
+ * deadlocked with that record, which locks the row and then the endpoint's, while a pause locks
+ * the endpoint's and then the rows: the attempt's record was rolled back, and the delivery stayed
+ * `pending` with no attempt logged (the pause test, 1 run in 10).
  */
 export async function parkDeliveries(tx: Tx, endpointId: string) {
-  await tx
-    .update(webhookPendingDeliveries)
-    .set({ nextAttemptAt: null })
-    .where(and(eq(webhookPendingDeliveries.endpointId, endpointId), isNotNull(webhookPendingDeliveries.nextAttemptAt)))
+  await tx.execute(sql`update webhook_pending_deliveries p set next_attempt_at = null
+    where p.endpoint_id = ${endpointId} and p.next_attempt_at is not null and not exists (
+      select 1 from webhook_leases l
+      where l.endpoint_id = p.endpoint_id and l.delivery_id = p.delivery_id and l.lease_until > now())`)
 }
 
 /**
