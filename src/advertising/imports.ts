@@ -79,13 +79,18 @@ export async function getImport(ex: Executor, organizationId: string, id: string
   return importResource(row)
 }
 
-/** Ends an import as failed with the reason (its committed chunks stay written). */
-export async function failImport(ex: Executor, id: string, reason: string) {
-  await ex
-    .update(performanceImports)
-    .set({ status: 'failed', error: reason, finishedAt: new Date() })
-    .where(eq(performanceImports.id, id))
-  await ex.delete(performanceUploads).where(eq(performanceUploads.importId, id))
+/**
+ * Ends an import as failed with the reason (its committed chunks stay written), its uploaded bytes
+ * dropped in the same transaction: a reader who sees it failed never finds them still stored.
+ */
+export function failImport(ex: Executor, id: string, reason: string) {
+  return inTransaction(ex, async (tx) => {
+    await tx
+      .update(performanceImports)
+      .set({ status: 'failed', error: reason, finishedAt: new Date() })
+      .where(eq(performanceImports.id, id))
+    await tx.delete(performanceUploads).where(eq(performanceUploads.importId, id))
+  })
 }
 
 /**
