@@ -21,7 +21,16 @@ export type Subscriber = {
   withData: boolean
   /** Handles several events in one transaction (in commit-independent order: by creation time). */
   handle: (tx: Tx, events: DomainEvent[]) => Promise<void>
+  /** How its worker takes its jobs (defaults in src/runtime/subscribers.ts). */
+  intake?: Intake
 }
+
+/**
+ * A subscriber's intake: up to `jobsPerTransaction` jobs (one per emit) consumed together, in up to
+ * `transactionsAtOnce` transactions at once. More than one at once only for a handler whose events
+ * do not depend on each other's order (two transactions may commit in either order).
+ */
+export type Intake = { jobsPerTransaction?: number; transactionsAtOnce?: number }
 
 /**
  * A subscriber that reads the events' bodies: the handler gets each event typed by the map of
@@ -33,8 +42,9 @@ export function subscriber<const T extends EventType>(def: {
   queue: QueueDef<EventJobData>
   events: readonly T[]
   handle: (tx: Tx, events: DomainEvent<T>[]) => Promise<void>
+  intake?: Intake
 }): Subscriber {
-  const { queue, events: types, handle } = def
+  const { queue, events: types, handle, intake } = def
   // dispatch sends a subscriber only the types it lists (dispatchEvents): its events are of T
   return {
     name: queue.name,
@@ -42,6 +52,7 @@ export function subscriber<const T extends EventType>(def: {
     queue,
     withData: true,
     handle: (tx, list) => handle(tx, list as DomainEvent<T>[]),
+    ...(intake ? { intake } : {}),
   }
 }
 
@@ -50,14 +61,16 @@ export function refSubscriber<const T extends EventType>(def: {
   queue: QueueDef<EventJobData>
   events: readonly T[]
   handle: (tx: Tx, events: EventRef<T>[]) => Promise<void>
+  intake?: Intake
 }): Subscriber {
-  const { queue, events: types, handle } = def
+  const { queue, events: types, handle, intake } = def
   return {
     name: queue.name,
     events: types,
     queue,
     withData: false,
     handle: (tx, list) => handle(tx, list as EventRef[] as EventRef<T>[]),
+    ...(intake ? { intake } : {}),
   }
 }
 
@@ -67,24 +80,34 @@ function jobId(subscriber: string, dispatchJobId: string) {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
-/** One dispatch job: its id and the events it carries. */
-export type DispatchBatch = { id: string; eventIds: string[] }
+/** One dispatch job: its id, the events it carries and their types when the job carries them. */
+export type DispatchBatch = { id: string; eventIds: string[]; eventTypes?: string | string[] }
+
+/** Each event's type: from the jobs that carry them, else read back (jobs queued before they did). */
+async function typesOf(batches: DispatchBatch[]): Promise<Map<string, string>> {
+  const typeOf = new Map<string, string>()
+  const unknown: string[] = []
+  for (const { eventIds, eventTypes } of batches)
+    eventIds.forEach((id, i) => {
+      const type = typeof eventTypes === 'string' ? eventTypes : eventTypes?.[i]
+      if (type === undefined) unknown.push(id)
+      else typeOf.set(id, type)
+    })
+  if (unknown.length === 0) return typeOf
+  const rows = await db
+    .select({ id: events.id, eventType: events.eventType })
+    .from(events)
+    .where(sql`${events.id} = any(${arrayParam(unknown, 'uuid')})`)
+  for (const r of rows) typeOf.set(r.id, r.eventType)
+  return typeOf
+}
 
 /**
  * Dispatch: for each batch, one job per interested subscriber carrying the batch's events of its
  * types (idempotent: the job id is fixed by subscriber and batch).
  */
 export async function dispatchEvents(subscribers: readonly Subscriber[], batches: DispatchBatch[]) {
-  const rows = await db
-    .select({ id: events.id, eventType: events.eventType })
-    .from(events)
-    .where(
-      sql`${events.id} = any(${arrayParam(
-        batches.flatMap((b) => b.eventIds),
-        'uuid',
-      )})`,
-    )
-  const typeOf = new Map(rows.map((r) => [r.id, r.eventType]))
+  const typeOf = await typesOf(batches)
   for (const s of subscribers) {
     const types = new Set<string>(s.events)
     const jobs = batches.flatMap((batch) => {

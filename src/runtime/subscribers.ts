@@ -20,7 +20,7 @@ export const dispatchWorker = (subscribers: readonly Subscriber[]): Worker =>
     (jobs) =>
       dispatchEvents(
         subscribers,
-        jobs.map((j) => ({ id: j.id, eventIds: eventIdsOf(j.data) })),
+        jobs.map((j) => ({ id: j.id, eventIds: eventIdsOf(j.data), eventTypes: j.data.eventTypes })),
       ),
     { work: { batchSize: 100, ...eager } },
   )
@@ -77,7 +77,14 @@ export function subscriberWorker(subscriber: Subscriber): Worker {
       }
       return results
     },
-    { work: { batchSize: 50, ...eager, perJobResults: true } },
+    {
+      work: {
+        batchSize: subscriber.intake?.jobsPerTransaction ?? 50,
+        localConcurrency: subscriber.intake?.transactionsAtOnce ?? 1,
+        ...eager,
+        perJobResults: true,
+      },
+    },
   )
 }
 

@@ -5,7 +5,7 @@ import { createQueue, type QueueOptions } from '../../../src/db/queues'
 import { transaction } from '../../../src/db/tx'
 import { emit } from '../../../src/events/outbox'
 import { subscriberQueue } from '../../../src/events/queues'
-import { dispatchEvents, type Subscriber, subscriber } from '../../../src/events/subscribers'
+import { dispatchEvents, type Intake, type Subscriber, subscriber } from '../../../src/events/subscribers'
 import { type DomainEvent, eventBody, type NewEvent } from '../../../src/events/types'
 import { startWorker, subscriberWorker } from '../../../src/runtime'
 import { toShortId } from '../../../src/shared/ids'
@@ -32,6 +32,7 @@ async function consumer(
   name: string,
   handle: (tx: unknown, e: DomainEvent<'webhook.test'>) => Promise<void>,
   options: QueueOptions = {},
+  intake?: Intake,
 ) {
   const s = subscriber({
     queue: subscriberQueue(name, options),
@@ -39,6 +40,7 @@ async function consumer(
     handle: async (tx, events) => {
       for (const e of events) await handle(tx, e)
     },
+    ...(intake ? { intake } : {}),
   })
   await createQueue(s.queue)
   await startWorker(boss, subscriberWorker(s))
@@ -57,11 +59,12 @@ describe('outbox: events and their dispatch commit with the change', () => {
     const subject = crypto.randomUUID()
     const ids = await transaction((tx) => emit(tx, event(subject), event(subject), event(subject)))
     expect(ids).toHaveLength(3)
-    const jobs = await sql<{ id: string; data: { eventIds: string[] } }>(
+    const jobs = await sql<{ id: string; data: { eventIds: string[]; eventTypes?: string } }>(
       `select id::text, data from pgboss.job where name = 'events.dispatch' and data->'eventIds' ? $1`,
       [ids[1]],
     )
-    expect(jobs).toEqual([{ id: ids[0]!, data: { eventIds: ids } }])
+    // the events' types ride along (one string when they share it): dispatch does not read them back
+    expect(jobs).toEqual([{ id: ids[0]!, data: { eventIds: ids, eventTypes: 'webhook.test' } }])
     const stored = await sql<{ id: string }>('select id from events where subject_id = $1 order by id', [subject])
     expect(stored.map((r) => r.id).sort()).toEqual([...ids].sort())
   })
@@ -167,6 +170,57 @@ describe('consumers', () => {
       [ids],
     )
     expect(consumed.map((c) => c.event_id).sort()).toEqual(healthy)
+  }, 60_000)
+
+  test('dispatch routes by the types its job carries; a job without them has its events read back', async () => {
+    const subject = crypto.randomUUID()
+    const seen: string[] = []
+    await consumer('test.routed', async (_tx, e) => {
+      if (e.subjectId === subject) seen.push(e.id)
+    })
+    const [carried] = await emit(db, event(subject))
+    const [read] = await emit(db, event(subject))
+    // a carried type no subscriber lists: the job is routed nowhere, so the stored type was not read
+    await dispatchEvents(subscribers, [{ id: carried!, eventIds: [carried!], eventTypes: 'product.recalled' }])
+    await dispatchEvents(subscribers, [{ id: read!, eventIds: [read!] }])
+    await eventually(() => seen.length === 1, 60_000, 'the event dispatched without its type')
+    expect(seen).toEqual([read!])
+    const routed = await sql<{ n: number }>(
+      `select count(*)::int n from pgboss.job where name = 'test.routed' and data->'eventIds' ? $1`,
+      [carried],
+    )
+    expect(routed[0]!.n).toBe(0)
+  }, 60_000)
+
+  test('a subscriber taking two transactions at once runs them side by side, each event once', async () => {
+    const subject = crypto.randomUUID()
+    const seen: string[] = []
+    let running = 0
+    let most = 0
+    await consumer(
+      'test.two-at-once',
+      async (_tx, e) => {
+        if (e.subjectId !== subject) return
+        running++
+        most = Math.max(most, running)
+        // held open until the other transaction has started too (or long enough to know it will not)
+        const until = Date.now() + 20_000
+        while (most < 2 && Date.now() < until) await Bun.sleep(20)
+        seen.push(e.id)
+        running--
+      },
+      {},
+      { jobsPerTransaction: 1, transactionsAtOnce: 2 },
+    )
+    const ids = [...(await emit(db, event(subject))), ...(await emit(db, event(subject)))]
+    await dispatchEvents(subscribers, [
+      { id: ids[0]!, eventIds: [ids[0]!] },
+      { id: ids[1]!, eventIds: [ids[1]!] },
+    ])
+    await eventually(() => seen.length === 2, 60_000, 'both events')
+    expect(most).toBe(2)
+    await drained(['test.two-at-once'], sql, { dueWithin: 5_000 })
+    expect([...seen].sort()).toEqual([...ids].sort())
   }, 60_000)
 
   test('two consumers each see every one of 1,000 events emitted concurrently, once', async () => {
