@@ -21,16 +21,7 @@ export type Subscriber = {
   withData: boolean
   /** Handles several events in one transaction (in commit-independent order: by creation time). */
   handle: (tx: Tx, events: DomainEvent[]) => Promise<void>
-  /** How its worker takes its jobs (defaults in src/runtime/subscribers.ts). */
-  intake?: Intake
 }
-
-/**
- * A subscriber's intake: up to `jobsPerTransaction` jobs (one per emit) consumed together, in up to
- * `transactionsAtOnce` transactions at once. More than one at once only for a handler whose events
- * do not depend on each other's order (two transactions may commit in either order).
- */
-export type Intake = { jobsPerTransaction?: number; transactionsAtOnce?: number }
 
 /**
  * A subscriber that reads the events' bodies: the handler gets each event typed by the map of
@@ -42,9 +33,8 @@ export function subscriber<const T extends EventType>(def: {
   queue: QueueDef<EventJobData>
   events: readonly T[]
   handle: (tx: Tx, events: DomainEvent<T>[]) => Promise<void>
-  intake?: Intake
 }): Subscriber {
-  const { queue, events: types, handle, intake } = def
+  const { queue, events: types, handle } = def
   // dispatch sends a subscriber only the types it lists (dispatchEvents): its events are of T
   return {
     name: queue.name,
@@ -52,7 +42,6 @@ export function subscriber<const T extends EventType>(def: {
     queue,
     withData: true,
     handle: (tx, list) => handle(tx, list as DomainEvent<T>[]),
-    ...(intake ? { intake } : {}),
   }
 }
 
@@ -61,16 +50,14 @@ export function refSubscriber<const T extends EventType>(def: {
   queue: QueueDef<EventJobData>
   events: readonly T[]
   handle: (tx: Tx, events: EventRef<T>[]) => Promise<void>
-  intake?: Intake
 }): Subscriber {
-  const { queue, events: types, handle, intake } = def
+  const { queue, events: types, handle } = def
   return {
     name: queue.name,
     events: types,
     queue,
     withData: false,
     handle: (tx, list) => handle(tx, list as EventRef[] as EventRef<T>[]),
-    ...(intake ? { intake } : {}),
   }
 }
 

@@ -77,14 +77,7 @@ export function subscriberWorker(subscriber: Subscriber): Worker {
       }
       return results
     },
-    {
-      work: {
-        batchSize: subscriber.intake?.jobsPerTransaction ?? 50,
-        localConcurrency: subscriber.intake?.transactionsAtOnce ?? 1,
-        ...eager,
-        perJobResults: true,
-      },
-    },
+    { work: { batchSize: 50, ...eager, perJobResults: true } },
   )
 }
 

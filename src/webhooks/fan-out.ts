@@ -15,11 +15,6 @@ import { fanOutQueue } from './queues'
 export const fanOutSubscriber = refSubscriber({
   queue: fanOutQueue,
   events: EVENT_TYPES.filter((type) => type !== 'webhook.test'),
-  // deliveries go out only once their fan-out commits: 5,000 events a transaction, one at a time,
-  // held the first deliveries of a burst back ~1.3 s; 10 emits at a time (1,000 events in the bench),
-  // two transactions at once, lets them start sooner and the fan-out overlap itself (its events are
-  // independent: each makes its own rows, and their order is no delivery's promise)
-  intake: { jobsPerTransaction: 10, transactionsAtOnce: 2 },
   // a delivery renders its body from the event when it is sent: the body is never read here
   handle: async (tx, events) => {
     const organizations = [...new Set(events.map((e) => e.organizationId).filter((id) => id !== null))]

@@ -5,7 +5,7 @@ import { createQueue, type QueueOptions } from '../../../src/db/queues'
 import { transaction } from '../../../src/db/tx'
 import { emit } from '../../../src/events/outbox'
 import { subscriberQueue } from '../../../src/events/queues'
-import { dispatchEvents, type Intake, type Subscriber, subscriber } from '../../../src/events/subscribers'
+import { dispatchEvents, type Subscriber, subscriber } from '../../../src/events/subscribers'
 import { type DomainEvent, eventBody, type NewEvent } from '../../../src/events/types'
 import { startWorker, subscriberWorker } from '../../../src/runtime'
 import { toShortId } from '../../../src/shared/ids'
@@ -32,7 +32,6 @@ async function consumer(
   name: string,
   handle: (tx: unknown, e: DomainEvent<'webhook.test'>) => Promise<void>,
   options: QueueOptions = {},
-  intake?: Intake,
 ) {
   const s = subscriber({
     queue: subscriberQueue(name, options),
@@ -40,7 +39,6 @@ async function consumer(
     handle: async (tx, events) => {
       for (const e of events) await handle(tx, e)
     },
-    ...(intake ? { intake } : {}),
   })
   await createQueue(s.queue)
   await startWorker(boss, subscriberWorker(s))
@@ -190,37 +188,6 @@ describe('consumers', () => {
       [carried],
     )
     expect(routed[0]!.n).toBe(0)
-  }, 60_000)
-
-  test('a subscriber taking two transactions at once runs them side by side, each event once', async () => {
-    const subject = crypto.randomUUID()
-    const seen: string[] = []
-    let running = 0
-    let most = 0
-    await consumer(
-      'test.two-at-once',
-      async (_tx, e) => {
-        if (e.subjectId !== subject) return
-        running++
-        most = Math.max(most, running)
-        // held open until the other transaction has started too (or long enough to know it will not)
-        const until = Date.now() + 20_000
-        while (most < 2 && Date.now() < until) await Bun.sleep(20)
-        seen.push(e.id)
-        running--
-      },
-      {},
-      { jobsPerTransaction: 1, transactionsAtOnce: 2 },
-    )
-    const ids = [...(await emit(db, event(subject))), ...(await emit(db, event(subject)))]
-    await dispatchEvents(subscribers, [
-      { id: ids[0]!, eventIds: [ids[0]!] },
-      { id: ids[1]!, eventIds: [ids[1]!] },
-    ])
-    await eventually(() => seen.length === 2, 60_000, 'both events')
-    expect(most).toBe(2)
-    await drained(['test.two-at-once'], sql, { dueWithin: 5_000 })
-    expect([...seen].sort()).toEqual([...ids].sort())
   }, 60_000)
 
   test('two consumers each see every one of 1,000 events emitted concurrently, once', async () => {
