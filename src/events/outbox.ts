@@ -26,10 +26,8 @@ export async function emit(ex: Executor, ...list: NewEvent[]): Promise<string[]>
         subject_id: ['uuid', (e) => e.subjectId],
         data: ['jsonb', (e) => JSON.stringify(e.data)],
       })}`)
-    const types = list.map((e) => e.eventType)
-    const eventTypes = types.every((type) => type === types[0]) ? types[0]! : types
     await dispatchQueue.insert(tx, [
-      { id: ids[0]!, data: traceparent ? { eventIds: ids, eventTypes, traceparent } : { eventIds: ids, eventTypes } },
+      { id: ids[0]!, data: traceparent ? { eventIds: ids, traceparent } : { eventIds: ids } },
     ])
     return ids
   })

@@ -10,17 +10,10 @@ export type EventJobData = { eventIds: string[] } | { eventId: string }
 export const eventIdsOf = (data: EventJobData) => ('eventIds' in data ? data.eventIds : [data.eventId])
 
 /**
- * What a dispatch job carries besides its events: their types (one string when they share it, else
- * one per event, in order), so dispatch routes them without reading them back. Jobs queued before
- * the types were carried have none; dispatch reads theirs.
- */
-export type DispatchJobData = EventJobData & { eventTypes?: string | string[] }
-
-/**
  * One job per `emit`, sent in the events' own transaction: events exist and are dispatched if and
  * only if their change commits. The job's id is its first event's, so dispatching it again is a no-op.
  */
-export const dispatchQueue = defineQueue<DispatchJobData & TraceCarrier>('events.dispatch', {
+export const dispatchQueue = defineQueue<EventJobData & TraceCarrier>('events.dispatch', {
   retryLimit: 10,
   retryDelay: 1,
   retryBackoff: true,

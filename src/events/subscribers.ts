@@ -67,34 +67,24 @@ function jobId(subscriber: string, dispatchJobId: string) {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
-/** One dispatch job: its id, the events it carries and their types when the job carries them. */
-export type DispatchBatch = { id: string; eventIds: string[]; eventTypes?: string | string[] }
-
-/** Each event's type: from the jobs that carry them, else read back (jobs queued before they did). */
-async function typesOf(batches: DispatchBatch[]): Promise<Map<string, string>> {
-  const typeOf = new Map<string, string>()
-  const unknown: string[] = []
-  for (const { eventIds, eventTypes } of batches)
-    eventIds.forEach((id, i) => {
-      const type = typeof eventTypes === 'string' ? eventTypes : eventTypes?.[i]
-      if (type === undefined) unknown.push(id)
-      else typeOf.set(id, type)
-    })
-  if (unknown.length === 0) return typeOf
-  const rows = await db
-    .select({ id: events.id, eventType: events.eventType })
-    .from(events)
-    .where(sql`${events.id} = any(${arrayParam(unknown, 'uuid')})`)
-  for (const r of rows) typeOf.set(r.id, r.eventType)
-  return typeOf
-}
+/** One dispatch job: its id and the events it carries. */
+export type DispatchBatch = { id: string; eventIds: string[] }
 
 /**
  * Dispatch: for each batch, one job per interested subscriber carrying the batch's events of its
  * types (idempotent: the job id is fixed by subscriber and batch).
  */
 export async function dispatchEvents(subscribers: readonly Subscriber[], batches: DispatchBatch[]) {
-  const typeOf = await typesOf(batches)
+  const rows = await db
+    .select({ id: events.id, eventType: events.eventType })
+    .from(events)
+    .where(
+      sql`${events.id} = any(${arrayParam(
+        batches.flatMap((b) => b.eventIds),
+        'uuid',
+      )})`,
+    )
+  const typeOf = new Map(rows.map((r) => [r.id, r.eventType]))
   for (const s of subscribers) {
     const types = new Set<string>(s.events)
     const jobs = batches.flatMap((batch) => {

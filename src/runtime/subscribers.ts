@@ -20,7 +20,7 @@ export const dispatchWorker = (subscribers: readonly Subscriber[]): Worker =>
     (jobs) =>
       dispatchEvents(
         subscribers,
-        jobs.map((j) => ({ id: j.id, eventIds: eventIdsOf(j.data), eventTypes: j.data.eventTypes })),
+        jobs.map((j) => ({ id: j.id, eventIds: eventIdsOf(j.data) })),
       ),
     { work: { batchSize: 100, ...eager } },
   )
