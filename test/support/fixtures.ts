@@ -57,8 +57,13 @@ export function expectProblem(res: { status: number; headers: Headers; json: any
   expect(res.json.request_id).toBe(res.headers.get('x-request-id'))
 }
 
-/** Row counts of every table, to assert a rejected request changed nothing. */
+/**
+ * Row counts of every table, to assert a rejected request changed nothing: counted once the
+ * background work committed so far has settled, so that a job of an earlier test in the lane (a
+ * run's event, a verification) is not read as this request's write, and one this request caused is.
+ */
 export async function tableCounts() {
+  await eventsSettled()
   const rows = await sql<{ t: string; n: number }>(
     `select 'organizations' t, count(*)::int n from organizations union all select 'members', count(*)::int from members
      union all select 'api_keys', count(*)::int from api_keys union all select 'retailers', count(*)::int from retailers
