@@ -95,6 +95,10 @@ export async function resumeDeliveries(tx: Tx, endpointId: string) {
   if (rows.length) await announce(tx)
 }
 
+/** A schedule row (`p`) whose delivery is not in flight: no slot of its endpoint holds a running lease on it. */
+const notInFlight = sql`not exists (select 1 from webhook_leases l
+  where l.endpoint_id = p.endpoint_id and l.delivery_id = p.delivery_id and l.lease_until > now())`
+
 /**
  * A paused endpoint's deliveries wait without a next attempt until it is switched on
  * (resumeDeliveries). One in flight (its lease running) is left alone: its outcome is recorded, and
@@ -105,9 +109,7 @@ export async function resumeDeliveries(tx: Tx, endpointId: string) {
  */
 export async function parkDeliveries(tx: Tx, endpointId: string) {
   await tx.execute(sql`update webhook_pending_deliveries p set next_attempt_at = null
-    where p.endpoint_id = ${endpointId} and p.next_attempt_at is not null and not exists (
-      select 1 from webhook_leases l
-      where l.endpoint_id = p.endpoint_id and l.delivery_id = p.delivery_id and l.lease_until > now())`)
+    where p.endpoint_id = ${endpointId} and p.next_attempt_at is not null and ${notInFlight}`)
 }
 
 /**
@@ -120,9 +122,7 @@ export async function parkDeliveries(tx: Tx, endpointId: string) {
 export async function cancelDeliveries(tx: Tx, endpointId: string) {
   await tx.execute(sql`with cancelled as (
       delete from webhook_pending_deliveries p
-      where p.endpoint_id = ${endpointId} and not exists (
-        select 1 from webhook_leases l
-        where l.endpoint_id = p.endpoint_id and l.delivery_id = p.delivery_id and l.lease_until > now())
+      where p.endpoint_id = ${endpointId} and ${notInFlight}
       returning p.delivery_id)
     update webhook_deliveries d set status = 'cancelled' from cancelled c where d.id = c.delivery_id`)
 }
