@@ -55,7 +55,7 @@ function lockedOut(root: string, holder: LockHolder): StartupError {
  */
 export async function startEmbeddedDatabase(
   dataDir: string,
-  options: { persistent?: boolean; role?: EmbeddedRole; fsync?: boolean } = {},
+  options: { persistent?: boolean; role?: EmbeddedRole; fsync?: boolean; settings?: string[] } = {},
 ): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir)
   mkdirSync(root, { recursive: true })
@@ -78,7 +78,14 @@ export async function startEmbeddedDatabase(
   try {
     // two processes taking over one stale lock at once: the one whose file was replaced stops here
     if (!holdsLock(root)) throw new StartupError(`another process took DATA_DIR ${root} over as this one started`)
-    return await startOwnCluster(root, asRoot, options.persistent ?? true, lock, options.fsync ?? true)
+    return await startOwnCluster(
+      root,
+      asRoot,
+      options.persistent ?? true,
+      lock,
+      options.fsync ?? true,
+      options.settings,
+    )
   } catch (err) {
     lock.release()
     if (err instanceof NotInstalled || err instanceof InitdbFailed) throw new StartupError(err.message)
@@ -92,6 +99,7 @@ async function startOwnCluster(
   persistent: boolean,
   lock: DataDirLock,
   fsync: boolean,
+  settings: string[] = [],
 ): Promise<EmbeddedDatabase> {
   const user: PostgresUser | null = asRoot ? ensurePostgresUser(USER) : null
   const placed = placeCluster(root, user)
@@ -120,6 +128,8 @@ async function startOwnCluster(
       // its socket and the socket's lock file in its own data directory, not the system's temp
       // directory, where another user's (or another cluster's) stale lock file stopped it
       ...['-c', `unix_socket_directories=${socketDirectory(dir, port)}`],
+      // EMBEDDED_POSTGRES_SETTINGS, after ours: the operator's word wins
+      ...settings.flatMap((setting) => ['-c', setting]),
     ],
     user,
   })

@@ -19,6 +19,7 @@ export async function openDatabase(
     : await startEmbeddedDatabase(config.DATA_DIR, {
         role,
         fsync: config.EMBEDDED_POSTGRES_FSYNC === 'on',
+        settings: config.EMBEDDED_POSTGRES_SETTINGS.split(/\s+/).filter(Boolean),
       })
   const url = config.DATABASE_URL ?? embedded!.url
   const db = connectDb(url, { size: poolSize ?? config.DB_POOL_SIZE, searchSize: config.SEARCH_POOL_SIZE })

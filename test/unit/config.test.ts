@@ -11,4 +11,12 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ DB_POOL_SIZE: 'abc' })).toThrow(/DB_POOL_SIZE/)
     expect(() => loadConfig({ SEARCH_ANONYMOUS_PER_MINUTE: '0' })).toThrow(/SEARCH_ANONYMOUS_PER_MINUTE/)
   })
+
+  test('extra embedded PostgreSQL settings are name=value pairs, anything else is refused by name', () => {
+    const settings = 'shared_preload_libraries=pg_stat_statements work_mem=64MB'
+    expect(loadConfig({ EMBEDDED_POSTGRES_SETTINGS: settings }).EMBEDDED_POSTGRES_SETTINGS).toBe(settings)
+    expect(loadConfig({}).EMBEDDED_POSTGRES_SETTINGS).toBe('')
+    expect(() => loadConfig({ EMBEDDED_POSTGRES_SETTINGS: 'fsync off' })).toThrow(/EMBEDDED_POSTGRES_SETTINGS/)
+    expect(() => loadConfig({ EMBEDDED_POSTGRES_SETTINGS: 'a=1; drop' })).toThrow(/EMBEDDED_POSTGRES_SETTINGS/)
+  })
 })
