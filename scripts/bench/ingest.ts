@@ -22,6 +22,7 @@ import { createGunzip, createGzip } from 'node:zlib'
 import { from as copyFrom } from 'pg-copy-streams'
 import { gs1CheckDigit } from '../../src/shared/gs1'
 import { cpuSecondsOf, startBenchServer } from './server'
+import { statementProfile } from './statements'
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' } } })
 const ROWS = Number(values.rows)
@@ -115,6 +116,7 @@ function databaseCpuSeconds(): number {
   )
 }
 
+const profile = await statementProfile(pool)
 const cpuBefore = { server: bench.cpuSeconds(), database: databaseCpuSeconds() }
 started = performance.now()
 const run = await createRun(bench.database.db, null, { source: 'off', path: file })
@@ -135,6 +137,7 @@ while (status.status === 'queued' || status.status === 'running') {
 }
 const seconds = (performance.now() - started) / 1000
 const cpu = { server: bench.cpuSeconds() - cpuBefore.server, database: databaseCpuSeconds() - cpuBefore.database }
+await profile?.(ROWS, 'row')
 
 // (c) searchable: the search feature's pending documents drained, then a sample found by the API
 const searchStarted = performance.now()

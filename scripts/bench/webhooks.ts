@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { cpuSecondsOf, startBenchServer } from './server'
+import { statementProfile } from './statements'
 
 const { values } = parseArgs({
   options: {
@@ -168,7 +169,9 @@ async function floor(count: number) {
 console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints (receiver on loopback)`)
 await run('warm-up', 500, 0)
 const paced = await run(`paced ${RATE}/s`, EVENTS, RATE)
+const profile = await statementProfile(db.$client)
 const { result: burst, cpu } = await measured(() => run('burst', EVENTS, 0))
+await profile?.(EVENTS, 'delivery')
 const servicePosts = posts
 const bare = await floor(EVENTS)
 
