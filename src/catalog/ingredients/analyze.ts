@@ -30,12 +30,28 @@ const SUBSTANCES = data.substances as Substance[]
 const FOLD_LETTERS: Record<string, string> = { œ: 'oe', æ: 'ae', ß: 'ss', ø: 'o' }
 
 /** One character folded: lower case, ligatures spelt out, accents and mark-up removed. */
-function foldChar(char: string): string {
+function foldCharNow(char: string): string {
   const lower = char.toLowerCase()
   return (FOLD_LETTERS[lower] ?? lower)
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .replace(/[_'’`´^*+#&]/g, ' ')
+}
+
+/**
+ * foldCharNow, remembered per character: a label's characters are few and repeat (folding each anew
+ * was a quarter of a feed chunk's ingredient analysis: a lower-casing, a normalisation and two
+ * replacements per character). Bounded: past FOLDED_MAX characters, the rarest are folded each time.
+ */
+const folds = new Map<string, string>()
+const FOLDED_MAX = 10_000
+function foldChar(char: string): string {
+  let out = folds.get(char)
+  if (out === undefined) {
+    out = foldCharNow(char)
+    if (folds.size < FOLDED_MAX) folds.set(char, out)
+  }
+  return out
 }
 
 const E_NUMBER = /\be[\s-]?(\d{3,4}[a-z]?)\b/g
@@ -102,6 +118,28 @@ for (const substance of SUBSTANCES) {
 }
 for (const list of byFirstWord.values()) list.sort((a, b) => b.tokens.length - a.tokens.length)
 
+/**
+ * The lists above, indexed so that a word looks at a few entries, not all (a scan of every prefix
+ * and every misspellable name per unknown word was a third of the analysis). Each keeps the lists'
+ * order, and the first that fits is taken, as from the whole list.
+ */
+const prefixesByLetter = Map.groupBy(prefixes, (p) => p.tokens[0]![0]!)
+const fuzzyByLength = Map.groupBy(
+  fuzzyNames.map((entry, order) => ({ entry, order })),
+  ({ entry }) => entry.tokens[0]!.length,
+)
+/** The first of fuzzyNames one edit from `word` (only names one letter longer or shorter can be). */
+function nearName(word: string): Entry | null {
+  let near: { entry: Entry; order: number } | null = null
+  for (const length of [word.length - 1, word.length, word.length + 1])
+    for (const candidate of fuzzyByLength.get(length) ?? [])
+      if ((!near || candidate.order < near.order) && oneEditApart(word, candidate.entry.tokens[0]!)) {
+        near = candidate
+        break
+      }
+  return near?.entry ?? null
+}
+
 /** Singular and plural forms are the same word ("almond", "almonds"; "oeuf", "oeufs"). */
 const sameWord = (word: string, name: string) => word === name || word === `${name}s` || word === `${name}es`
 const stems = (word: string) =>
@@ -164,7 +202,9 @@ function matchSpan({ text: span, quoted }: Span): Found[] {
     }
     if (!best)
       best =
-        prefixes.find((p) => tokens[i]!.startsWith(p.tokens[0]!) && tokens[i]!.length > p.tokens[0]!.length) ?? null
+        prefixesByLetter
+          .get(tokens[i]![0]!)
+          ?.find((p) => tokens[i]!.startsWith(p.tokens[0]!) && tokens[i]!.length > p.tokens[0]!.length) ?? null
     if (!best) continue
     for (let k = 0; k < best.tokens.length; k++) used[i + k] = true
     if (!negated(tokens, i, i + best.tokens.length))
@@ -173,7 +213,7 @@ function matchSpan({ text: span, quoted }: Span): Found[] {
   }
   tokens.forEach((token, i) => {
     if (used[i] || token.length < 8 || negated(tokens, i, i + 1)) return
-    const near = fuzzyNames.find((f) => oneEditApart(token, f.tokens[0]!))
+    const near = nearName(token)
     if (near) found.push({ slug: near.slug, allergen: near.substance.allergen, span: quoted, confidence: 0.6 })
   })
   return found
@@ -207,6 +247,12 @@ function spansOf(masked: string, { from, to }: Folded, label: string): Span[] {
 const TRACE_TRIGGERS = data.trace_statements
   .map((t) => words(foldText(t)).join(' '))
   .sort((a, b) => b.length - a.length)
+/**
+ * The first trace trigger from `lastIndex` on: the leftmost, and of those starting there the longest
+ * (the alternatives are tried in TRACE_TRIGGERS' order). One expression, compiled once: one per
+ * trigger, compiled for every label, was most of the analysis's time.
+ */
+const TRACE_TRIGGER = new RegExp(`\\b(?:${TRACE_TRIGGERS.map((t) => t.replaceAll(' ', '\\s+')).join('|')})\\b`, 'g')
 
 /**
  * Two copies of the folded text, aligned with it: the ingredient part with the trace statements
@@ -214,32 +260,29 @@ const TRACE_TRIGGERS = data.trace_statements
  * trace statement runs from its trigger words ("may contain") to the end of the sentence.
  */
 function separateTraces(folded: string): { ingredients: string; traces: string } {
-  const part = new Array<'ingredient' | 'trigger' | 'trace'>(folded.length).fill('ingredient')
+  // [start, after) a trigger's words, [after, end) the statement it opens
+  const statements: { start: number; after: number; end: number }[] = []
   for (let at = 0; at < folded.length; ) {
-    let start = -1
-    let trigger = ''
-    for (const t of TRACE_TRIGGERS) {
-      const m = new RegExp(`\\b${t.replaceAll(' ', '\\s+')}\\b`).exec(folded.slice(at))
-      if (m && (start === -1 || m.index < start)) {
-        start = m.index
-        trigger = m[0]
-      }
-    }
-    if (start === -1) break
-    start += at
-    const after = start + trigger.length
+    TRACE_TRIGGER.lastIndex = at
+    const m = TRACE_TRIGGER.exec(folded)
+    if (!m) break
+    const after = m.index + m[0].length
     const stop = folded.slice(after).search(/\.(?!\d)/)
     const end = stop === -1 ? folded.length : after + stop
-    part.fill('trigger', start, after)
-    part.fill('trace', after, end)
+    statements.push({ start: m.index, after, end })
     at = end + 1
   }
+  if (statements.length === 0) return { ingredients: folded, traces: ';'.repeat(folded.length) }
   let ingredients = ''
   let traces = ''
-  for (let i = 0; i < folded.length; i++) {
-    ingredients += part[i] === 'ingredient' ? folded[i] : ';'
-    traces += part[i] === 'trace' ? folded[i] : ';'
+  let at = 0
+  for (const { start, after, end } of statements) {
+    ingredients += folded.slice(at, start) + ';'.repeat(end - start)
+    traces += ';'.repeat(after - at) + folded.slice(after, end)
+    at = end
   }
+  ingredients += folded.slice(at)
+  traces += ';'.repeat(folded.length - at)
   return { ingredients, traces }
 }
 
