@@ -119,9 +119,8 @@ export const feedRecords = pgTable(
     key: varchar({ length: 255 }).notNull(),
     contributorId: uuid().notNull().default(NIL_SCOPE),
     gtin: char({ length: 14 }).notNull(),
-    productId: uuid()
-      .notNull()
-      .references(() => products.id, { onDelete: 'cascade' }),
+    /** No foreign key, as product_candidates' (migration 0035); deleted with its product by trigger. */
+    productId: uuid().notNull(),
     contentHash: varchar({ length: 32 }).notNull(),
     version: bigint({ mode: 'number' }).notNull().default(0),
     reading: varchar({ length: 32 }).notNull(),
