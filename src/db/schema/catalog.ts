@@ -65,7 +65,8 @@ export const products = pgTable(
     id: id(),
     gtin: char({ length: 14 }).notNull().unique(),
     productName: varchar({ length: 255 }).notNull().default(''),
-    brandId: uuid().references(() => brands.id),
+    /** No foreign key (migration 0035): deleting a brand products name fails by trigger instead. */
+    brandId: uuid(),
     manufacturer: varchar({ length: 255 }).notNull().default(''),
     description: text().notNull().default(''),
     imageUrl: varchar({ length: 2048 }).notNull().default(''),

@@ -6,7 +6,7 @@ import { upsertFromSource, writeSourceRecords } from '../../../src/catalog/sourc
 import { db } from '../../../src/db/client'
 import { transaction } from '../../../src/db/tx'
 import { parseId } from '../../../src/shared/ids'
-import { createOrganization, PRODUCTS, sql, uniqueGtin } from '../../support/fixtures'
+import { createOrganization, PRODUCTS, sql, unique, uniqueGtin } from '../../support/fixtures'
 import { get, post } from '../../support/server'
 
 // The feeds' write path: many products in one transaction, values as candidates of their source,
@@ -237,5 +237,33 @@ describe('statements of a deleted product', () => {
     await sql('delete from products where id = $1', [ids.get(gone)])
     expect(await counts(gone)).toEqual({ statements: 0, records: 0 })
     expect(await counts(kept)).toEqual({ statements: 1, records: 1 })
+  })
+
+  test('a brand that products still name cannot be deleted; one no product names can', async () => {
+    const gtin = `0${uniqueGtin()}`
+    const [named, unnamed] = [unique('Named Brand'), unique('Unnamed Brand')]
+    // as a feed chunk writes a new product: decided at once, its unowned brand made
+    await transaction((tx) =>
+      writeSourceRecords(
+        tx,
+        'open_food_facts',
+        [{ gtin14: gtin, fields: { product_name: 'Branded Oats', brand: named } }],
+        null,
+        {
+          decideNew: true,
+        },
+      ),
+    )
+    await sql('insert into brands (name) values ($1)', [unnamed])
+    const [product] = await sql<{ brand: string }>(
+      'select b.name as brand from products p join brands b on b.id = p.brand_id where p.gtin = $1',
+      [gtin],
+    )
+    expect(product!.brand).toBe(named)
+    const refused = await sql('delete from brands where name = $1', [named]).catch((err: { code?: string }) => err)
+    expect((refused as { code?: string }).code).toBe('23503')
+    expect(await sql('select 1 from brands where name = $1', [named])).toHaveLength(1)
+    await sql('delete from brands where name = $1', [unnamed])
+    expect(await sql('select 1 from brands where name = $1', [unnamed])).toHaveLength(0)
   })
 })
