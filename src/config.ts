@@ -161,8 +161,13 @@ const Env = t.Object({
    * worker never waits out the poll between chunks; 1000-row chunks left it idle a third of the time).
    */
   FEED_CHUNK_ROWS: t.Integer({ minimum: 10, maximum: 20_000, default: 2500 }),
-  /** Chunk jobs one worker process runs at once. */
-  FEED_CHUNK_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: 2 }),
+  /**
+   * Chunk jobs one worker process runs at once (default: the CPUs and one more). A chunk's
+   * transaction spends a third of its time waiting on this process (deciding values, analysing
+   * ingredients, building statements): with one more transaction than cores, the database's cores
+   * are not left idle meanwhile (200,000 rows on two cores: 16.8 s with 3, 21-23 s with 2, 17.8 s with 4).
+   */
+  FEED_CHUNK_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: availableParallelism() + 1 }),
   /**
    * Chunk jobs of one runner (an organization, or the platform) written at once across all worker
    * processes (default FEED_CHUNK_CONCURRENCY: a run alone goes at full speed, and fairness comes
