@@ -165,8 +165,8 @@ const Env = t.Object({
    * Chunk jobs one worker process runs at once (default: the CPUs and one more, 4 at most). A chunk's
    * transaction spends a third of its time waiting on this process (deciding values, analysing
    * ingredients, building statements): with one more transaction than cores, the database's cores
-   * are not left idle meanwhile (200,000 rows on two cores: 16.8 s with 3, 21-23 s with 2, 17.8 s with
-   * 4). Past 4 the process's one JavaScript thread is the limit, and each takes a connection of
+   * are not left idle meanwhile (200,000 rows on two cores: 16.8-20.9 s with 3, 21-25 s with 2, 17.8 s
+   * with 4; fetching two chunks a time in pg-boss's burst mode made no difference). Past 4 the process's one JavaScript thread is the limit, and each takes a connection of
    * DB_POOL_SIZE that requests would wait for.
    */
   FEED_CHUNK_CONCURRENCY: t.Integer({ minimum: 1, maximum: 32, default: Math.min(availableParallelism() + 1, 4) }),

@@ -1,9 +1,8 @@
-import type { Job, JobResult } from 'pg-boss'
+import type { Job } from 'pg-boss'
 import { config } from '../config'
 import { db } from '../db/client'
 import { transaction } from '../db/tx'
 import { bind, failingOnLastAttempt } from '../runtime/workers'
-import { logger } from '../shared/logger'
 import { writeChunk } from './chunks'
 import { chunkQueue, deadChunkQueue, deadImportQueue, importQueue, scheduledImportQueue } from './queues'
 import { failRun } from './runs'
@@ -36,51 +35,27 @@ const chunksPerRunner = config.FEED_CHUNKS_PER_ORGANIZATION ?? config.FEED_CHUNK
 /** The heap size past which a written chunk collects the garbage at once (its own and the splitter's). */
 const HEAP_COLLECT_BYTES = 160 * 1024 * 1024
 
-/**
- * Chunks a worker fetches at once, written one after the other. A full batch makes it fetch again
- * at once (pg-boss's burst), where a worker taking one chunk at a time fetched again only a poll
- * (0.5 s) after its last fetch: a chunk written in 300-400 ms left its slot idle the rest of the
- * poll, and two workers could not write more than four chunks a second (10,000 rows).
- */
-const CHUNKS_PER_FETCH = 2
-
 export const chunkWorker = bind(
   chunkQueue,
   async (jobs) => {
-    // each job settled on its own: one chunk's failure is retried alone, not with its batch
-    const results: JobResult[] = []
     for (const job of jobs)
-      try {
-        await failingOnLastAttempt(job, chunkQueue, failRunOf(job), `chunk ${job.data.chunk}`, () =>
-          transaction((tx) => writeChunk(tx, job.data.runId, job.data.chunk)),
-        )
-        results.push({ id: job.id, status: 'completed' })
-      } catch (err) {
-        logger.error({ err, queue: chunkQueue.name, job_ids: [job.id] }, 'job failed; pg-boss retries it')
-        results.push({
-          id: job.id,
-          status: 'failed',
-          output: { message: err instanceof Error ? err.message : String(err) },
-        })
-      }
+      await failingOnLastAttempt(job, chunkQueue, failRunOf(job), `chunk ${job.data.chunk}`, () =>
+        transaction((tx) => writeChunk(tx, job.data.runId, job.data.chunk)),
+      )
     // A chunk leaves tens of megabytes of garbage (its rows, statements and events), all dead once
     // it is written: a collection asked for now (concurrent, not a pause) keeps the heap near its
     // live size. On a busy machine the concurrent collector falls behind (the heap of a 200,000-row
     // import grew past 900 MB, nearly all of it garbage), so past HEAP_COLLECT_BYTES the chunk
     // collects synchronously.
     Bun.gc(process.memoryUsage().heapUsed > HEAP_COLLECT_BYTES)
-    return results
   },
   {
     work: {
-      // pg-boss's shortest poll, when the last fetch was not full
+      // pg-boss's shortest poll: a worker fetches again only a poll after its last fetch, so a
+      // chunk written in less than a poll leaves its slot idle the rest of it
       pollingIntervalSeconds: 0.5,
-      batchSize: CHUNKS_PER_FETCH,
-      burstWhenBatchFull: true,
-      perJobResults: true,
       localConcurrency: config.FEED_CHUNK_CONCURRENCY,
-      // a fetched batch is active as a whole: a runner's share counts the chunks fetched, not only the one being written
-      groupConcurrency: chunksPerRunner * CHUNKS_PER_FETCH,
+      groupConcurrency: chunksPerRunner,
     },
   },
 )
