@@ -93,27 +93,40 @@ export async function pendingSearchDocuments(ex: Executor): Promise<number> {
   return result.rows[0]?.n ?? 0
 }
 
+/** How long a count of the waiting marks is reused (bulkHeldFor). */
+const WAITING_COUNTED_FOR_MS = 10_000
+let waitingCount = { at: Number.NEGATIVE_INFINITY, n: 0 }
+
+/**
+ * How many marks wait, counted up to BULK_MAX_PENDING at most every WAITING_COUNTED_FOR_MS: near
+ * the bound a count reads that many index entries (88 ms at 500,000), and asked before every drain
+ * step it was 18 s of the database's time in a million-row import. PostgreSQL's own live-row
+ * statistics would cost nothing, but read 0 after a crash or a statistics reset until the next
+ * analyze (the bound then silently off).
+ */
+async function waitingMarks(): Promise<number> {
+  if (performance.now() - waitingCount.at < WAITING_COUNTED_FOR_MS) return waitingCount.n
+  const [row] = (
+    await db.execute<{ n: number }>(sql`select count(*)::int as n
+      from (select from search_index_pending where bulk limit ${BULK_MAX_PENDING}) w`)
+  ).rows
+  waitingCount = { at: performance.now(), n: row?.n ?? 0 }
+  return waitingCount.n
+}
+
 /**
  * How long the bulk marks are held yet, in seconds (BULK_QUIET_SECONDS, BULK_MAX_WAIT_SECONDS,
- * BULK_MAX_PENDING); 0:
- * drain them now (or there are none). Read on the database's clock, which stamped the marks.
- *
- * The newest and oldest marks are two probes of the (bulk, marked) index. How many wait is
- * PostgreSQL's own running count of the table's live rows (cumulative statistics, flushed by each
- * backend within a second or so of its commit), marks of API writes included: close enough for a
- * bound of half a million. Counting them, up to that bound, read that many index entries each
- * time: 88 ms a call, 210 calls in a million-row import, 18 s of the database's time.
+ * BULK_MAX_PENDING); 0: drain them now (or there are none). Read on the database's clock, which
+ * stamped the marks: the newest and oldest are two probes of the (bulk, marked) index.
  */
 async function bulkHeldFor(): Promise<number> {
   const [times] = (
-    await db.execute<{ quiet: number | null; waited: number | null; waiting: number }>(sql`select
+    await db.execute<{ quiet: number | null; waited: number | null }>(sql`select
       extract(epoch from clock_timestamp() - max(marked))::float8 as quiet,
-      extract(epoch from clock_timestamp() - min(marked))::float8 as waited,
-      (select coalesce(max(n_live_tup), 0) from pg_stat_user_tables
-        where relid = 'search_index_pending'::regclass)::int as waiting
+      extract(epoch from clock_timestamp() - min(marked))::float8 as waited
     from search_index_pending where bulk`)
   ).rows
-  if (times?.quiet == null || times.waited == null || times.waiting >= BULK_MAX_PENDING) return 0
+  if (times?.quiet == null || times.waited == null || (await waitingMarks()) >= BULK_MAX_PENDING) return 0
   return Math.max(0, Math.min(BULK_QUIET_SECONDS - times.quiet, BULK_MAX_WAIT_SECONDS - times.waited))
 }
 
