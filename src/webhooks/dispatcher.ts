@@ -51,10 +51,10 @@ const CLAIM_LOCK = 727_044 // advisory lock id: one claim at a time across worke
  * so an attempt of an earlier claim whose lease lapsed records nothing. Each claim comes with its
  * endpoint and its event, read in the same statement.
  *
- * Only endpoints with scheduled deliveries are visited (a skip scan of the schedule's index), and
- * of each at most its free slots are read: an endpoint whose circuit is open costs one index probe
- * however many deliveries wait for it. A switched-off or deleted endpoint's leftover gets a slot
- * so its attempt can park or cancel it.
+ * Only endpoints with scheduled deliveries are visited (a skip scan of the schedule's index, from
+ * the highest endpoint down), and of each at most its free slots are read: an endpoint whose
+ * circuit is open costs one index probe however many deliveries wait for it. A switched-off or
+ * deleted endpoint's leftover gets a slot so its attempt can park or cancel it.
  *
  * The lock and the claim go in one round trip (round-trip.ts): the lock is held to the end of that
  * transaction, and the claim, a statement after it, sees what the previous holder committed.
@@ -78,13 +78,16 @@ export async function claimDeliveries(limit: number, shares: Shares): Promise<Cl
 /** The claim (claimDeliveries): $1 circuit failures, $2 endpoint and $3 organization concurrency, $4 limit, $5 lease seconds. */
 const CLAIM_TEXT = `
     with recursive scheduled(endpoint_id) as (
-      -- ordered as webhook_pending_deliveries_endpoint_idx is, so the planner walks that small index
+      -- ordered as webhook_pending_deliveries_endpoint_idx is, backwards, so the planner walks that
+      -- small index from each endpoint's latest entry: its earliest are those of deliveries settled
+      -- (deleted) since the last vacuum, and walked forwards the index-only scan visited each one's
+      -- heap row (3,010 heap fetches in a claim after 5,000 settled, 10 backwards)
       (select endpoint_id from webhook_pending_deliveries where next_attempt_at is not null
-       order by endpoint_id, next_attempt_at limit 1)
+       order by endpoint_id desc, next_attempt_at desc limit 1)
       union all
       select (select p.endpoint_id from webhook_pending_deliveries p
-              where p.next_attempt_at is not null and p.endpoint_id > s.endpoint_id
-              order by p.endpoint_id, p.next_attempt_at limit 1)
+              where p.next_attempt_at is not null and p.endpoint_id < s.endpoint_id
+              order by p.endpoint_id desc, p.next_attempt_at desc limit 1)
       from scheduled s where s.endpoint_id is not null
     ),
     endpoint_capped as (

@@ -33,6 +33,9 @@ export const fanOutSubscriber = refSubscriber({
           isNull(webhookEndpoints.deletedAt),
         ),
       )
+      // held until commit, so none of them is deleted under its new deliveries: the deliveries'
+      // foreign key did this per delivery (migration 0034)
+      .for('key share')
     const targets: DeliveryTarget[] = []
     for (const event of events)
       for (const endpoint of endpoints)

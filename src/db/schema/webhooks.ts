@@ -53,12 +53,12 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: id(),
-    // no foreign key (a lookup and a row lock per delivery, migration 0033): the endpoint's own
-    // cascades from its organization, and events are never deleted
+    // no foreign keys (a lookup and a row lock per delivery, migrations 0033 and 0034): the
+    // endpoint's own cascades from its organization, and events are never deleted. The endpoint's
+    // is kept by its inserts, which hold the endpoint row locked, and by a trigger that deletes an
+    // endpoint's deliveries with it (0034)
     organizationId: uuid().notNull(),
-    endpointId: uuid()
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    endpointId: uuid().notNull(),
     eventId: uuid().notNull(),
     eventType: varchar({ length: 100 }).$type<EventType>().notNull(),
     status: varchar({ length: 20 }).$type<DeliveryStatus>().notNull().default('pending'),
@@ -86,9 +86,9 @@ export const webhookDeliveries = pgTable(
 export const webhookPendingDeliveries = pgTable(
   'webhook_pending_deliveries',
   {
-    deliveryId: uuid()
-      .primaryKey()
-      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    // no foreign key (migration 0034): inserted only in its delivery's own statement, and deleted
+    // with it by a trigger
+    deliveryId: uuid().primaryKey(),
     endpointId: uuid().notNull(),
     organizationId: uuid().notNull(),
     eventId: uuid().notNull(),

@@ -5,7 +5,7 @@ import { createQueue, type QueueOptions } from '../../../src/db/queues'
 import { transaction } from '../../../src/db/tx'
 import { emit } from '../../../src/events/outbox'
 import { subscriberQueue } from '../../../src/events/queues'
-import { dispatchEvents, type Subscriber, subscriber } from '../../../src/events/subscribers'
+import { consumeEvents, dispatchEvents, type Subscriber, subscriber } from '../../../src/events/subscribers'
 import { type DomainEvent, eventBody, type NewEvent } from '../../../src/events/types'
 import { startWorker, subscriberWorker } from '../../../src/runtime'
 import { toShortId } from '../../../src/shared/ids'
@@ -168,6 +168,31 @@ describe('consumers', () => {
     )
     expect(consumed.map((c) => c.event_id).sort()).toEqual(healthy)
   }, 60_000)
+
+  test('a consumer handles only the events it has not consumed yet, when some of them it has', async () => {
+    // consumeEvents straight, no queue: the records are inserted plainly first and, when some exist
+    // (a job run again), again skipping those; either way each event is handled once
+    const handled: string[] = []
+    const s = subscriber({
+      queue: subscriberQueue('test.once-each'),
+      events: ['webhook.test'],
+      handle: async (_tx, events) => {
+        handled.push(...events.map((e) => e.id))
+      },
+    })
+    const subject = crypto.randomUUID()
+    const [a, b, c] = await emit(db, event(subject), event(subject), event(subject))
+    expect(await consumeEvents(s, [a!, b!])).toBe(2)
+    expect(await consumeEvents(s, [a!, b!, c!])).toBe(1)
+    expect(await consumeEvents(s, [c!, a!])).toBe(0)
+    expect(handled.sort()).toEqual([a!, b!, c!].sort())
+    expect(handled.filter((id) => id === c)).toHaveLength(1)
+    const consumed = await sql<{ n: number }>(
+      `select count(*)::int n from event_consumptions where consumer = 'test.once-each' and event_id = any($1::uuid[])`,
+      [[a, b, c]],
+    )
+    expect(consumed[0]!.n).toBe(3)
+  })
 
   test('two consumers each see every one of 1,000 events emitted concurrently, once', async () => {
     const subject = crypto.randomUUID()
