@@ -266,4 +266,45 @@ describe('statements of a deleted product', () => {
     await sql('delete from brands where name = $1', [unnamed])
     expect(await sql('select 1 from brands where name = $1', [unnamed])).toHaveLength(0)
   })
+
+  test('a statement, a feed record or a brand that names no row is refused, as the foreign keys refused it', async () => {
+    const missing = crypto.randomUUID()
+    const code = (err: unknown) => (err as { code?: string }).code
+    const refused = [
+      sql(
+        `insert into product_candidates (product_id, fields, source, confidence) values ($1::uuid, '{}', 'open_food_facts', 0.7)`,
+        [missing],
+      ),
+      sql(
+        `insert into feed_records (source, scope, contributor_id, key, gtin, product_id, content_hash, reading, last_run_id)
+         values ('open_food_facts', gen_random_uuid(), gen_random_uuid(), 'k', '00000000000000', $1::uuid, 'h', 'jsonl', gen_random_uuid())`,
+        [missing],
+      ),
+      sql(`insert into products (gtin, brand_id) values ($1, $2::uuid)`, [`0${uniqueGtin()}`, missing]),
+    ]
+    for (const attempt of refused) expect(code(await attempt.catch((err) => err))).toBe('23503')
+    expect(await sql('select 1 from product_candidates where product_id = $1', [missing])).toHaveLength(0)
+  })
+
+  test('TRUNCATE: of products takes their statements and feed records along; of brands products name is refused', async () => {
+    const client = await db.$client.connect()
+    try {
+      await client.query('begin')
+      await client.query('truncate products cascade')
+      const { rows } = await client.query(
+        'select (select count(*)::int from product_candidates) as statements, (select count(*)::int from feed_records) as records',
+      )
+      expect(rows[0]).toEqual({ statements: 0, records: 0 })
+      await client.query('rollback')
+      await client.query('begin')
+      await client.query(`insert into products (gtin, brand_id) select $1, id from brands limit 1`, [
+        `0${uniqueGtin()}`,
+      ])
+      const err = await client.query('truncate brands cascade').catch((e) => e)
+      expect(err.code).toBe('23503')
+    } finally {
+      await client.query('rollback')
+      client.release()
+    }
+  })
 })
