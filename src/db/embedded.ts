@@ -118,6 +118,9 @@ async function startOwnCluster(
     dataDir: dir,
     port,
     flags: [
+      // EMBEDDED_POSTGRES_SETTINGS first: the settings below, which the service depends on (its
+      // address, port, socket, durability), come after and win
+      ...settings.flatMap((setting) => ['-c', setting]),
       ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'lc_messages=C'],
       // EMBEDDED_POSTGRES_FSYNC=off (the test runs): commits stop waiting for the disk. A commit's
       // WAL still reaches the kernel before it is acknowledged, so a killed process, PostgreSQL's
@@ -128,8 +131,6 @@ async function startOwnCluster(
       // its socket and the socket's lock file in its own data directory, not the system's temp
       // directory, where another user's (or another cluster's) stale lock file stopped it
       ...['-c', `unix_socket_directories=${socketDirectory(dir, port)}`],
-      // EMBEDDED_POSTGRES_SETTINGS, after ours: the operator's word wins
-      ...settings.flatMap((setting) => ['-c', setting]),
     ],
     user,
   })
