@@ -1,6 +1,7 @@
 import { getTableColumns, is, SQL, sql } from 'drizzle-orm'
 import { toSnakeCase } from 'drizzle-orm/casing'
 import { config } from '../config'
+import { arrayParam } from '../db/params'
 import { products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
 import type { Tx } from '../db/tx'
@@ -35,13 +36,30 @@ const WRITTEN = [
 const COLUMNS = getTableColumns(products)
 const SNAKE = new Map<string, string>(WRITTEN.map((k) => [k, toSnakeCase(k)]))
 
-/**
- * How a column is read from a row of the JSON the rows travel in: as it is when given, else the
- * column's default (a JSON row leaves out what was not decided).
- */
-function readColumn(key: (typeof WRITTEN)[number]): SQL {
+/** How a column's values travel: an array of their own type, or of text read per row as the column's type. */
+function carrierOf(key: (typeof WRITTEN)[number]): {
+  array: 'uuid' | 'float8' | 'text'
+  cast: string | null
+  encode: (v: unknown) => unknown
+} {
+  const type = COLUMNS[key].getSQLType()
+  if (type === 'uuid') return { array: 'uuid', cast: null, encode: (v) => v }
+  if (type === 'double precision' || type === 'real') return { array: 'float8', cast: type, encode: (v) => v }
+  if (type === 'jsonb') return { array: 'text', cast: 'jsonb', encode: (v) => JSON.stringify(v) }
+  // a text[] value as its array literal, every element quoted
+  if (type === 'text[]')
+    return {
+      array: 'text',
+      cast: 'text[]',
+      encode: (v) => `{${(v as unknown[]).map((e) => `"${String(e).replace(/[\\"]/g, '\\$&')}"`).join(',')}}`,
+    }
+  return { array: 'text', cast: type, encode: (v) => v }
+}
+
+/** A column's value in a row of the arrays: as given, else the column's default (a row leaves out what was not decided). */
+function readColumn(key: (typeof WRITTEN)[number], cast: string | null): SQL {
   const column = COLUMNS[key]
-  const value = sql`r.${sql.identifier(SNAKE.get(key)!)}`
+  const value = sql.raw(`r."${SNAKE.get(key)}"${cast ? `::${cast}` : ''}`)
   const fallback = column.default
   if (!column.notNull || fallback === undefined) return value
   if (is(fallback, SQL)) return sql`coalesce(${value}, ${fallback})`
@@ -49,13 +67,41 @@ function readColumn(key: (typeof WRITTEN)[number]): SQL {
   return sql`coalesce(${value}, ${JSON.stringify(fallback)}::jsonb)`
 }
 
-const NAMES = sql.join(
-  WRITTEN.map((k) => sql.identifier(SNAKE.get(k)!)),
-  sql`, `,
-)
-const READ = sql.join(WRITTEN.map(readColumn), sql`, `)
-// the record type json_to_recordset reads each row as: the columns' own types, and the brand by name
-const RECORD = sql.raw([...WRITTEN.map((k) => `"${SNAKE.get(k)}" ${COLUMNS[k].getSQLType()}`), 'brand text'].join(', '))
+/**
+ * The new products' rows as one array per column some row gives (the others take their defaults),
+ * and what the insert selects from them. Arrays, not one JSON document: json_to_recordset took 45 ms
+ * of a 2,500-row chunk's 106 ms to read the rows back into columns.
+ */
+function rowsAsArrays(rows: Record<string, unknown>[]) {
+  const given = new Set<string>()
+  for (const row of rows) for (const key in row) given.add(key)
+  const written = WRITTEN.filter((k) => given.has(SNAKE.get(k)!))
+  const carriers = written.map(carrierOf)
+  const arrays = written.map((k, n) => {
+    const name = SNAKE.get(k)!
+    const { array, encode } = carriers[n]!
+    return arrayParam(
+      rows.map((row) => (row[name] === undefined || row[name] === null ? null : encode(row[name]))),
+      array,
+    )
+  })
+  const brands = arrayParam(
+    rows.map((row) => row.brand ?? null),
+    'text',
+  )
+  const columns = [...written.map((k) => `"${SNAKE.get(k)}"`), 'brand'].join(', ')
+  return {
+    names: sql.join(
+      written.map((k) => sql.identifier(SNAKE.get(k)!)),
+      sql`, `,
+    ),
+    read: sql.join(
+      written.map((k, n) => readColumn(k, carriers[n]!.cast)),
+      sql`, `,
+    ),
+    from: sql`unnest(${sql.join([...arrays, brands], sql`, `)}) as r(${sql.raw(columns)})`,
+  }
+}
 
 /**
  * What deciding a new product's fields finds. A product not yet stored has no candidates but the
@@ -127,9 +173,10 @@ export async function insertStatedProducts(
   await ensureUnownedBrands(tx, brands, { search })
   // in GTIN order, so that concurrent chunks making the same products wait instead of deadlocking
   rows.sort((a, b) => ((a.gtin as string) < (b.gtin as string) ? -1 : 1))
-  const inserted = await tx.execute<{ id: string; gtin: string }>(sql`insert into products (${NAMES}, brand_id)
-    select ${READ}, (select b.id from brands b where b.organization_id is null and lower(b.name) = lower(r.brand))
-    from json_to_recordset(${JSON.stringify(rows)}::json) as r(${RECORD})
+  const { names, read, from } = rowsAsArrays(rows)
+  const inserted = await tx.execute<{ id: string; gtin: string }>(sql`insert into products (${names}, brand_id)
+    select ${read}, (select b.id from brands b where b.organization_id is null and lower(b.name) = lower(r.brand))
+    from ${from}
     on conflict (gtin) do nothing returning id, gtin`)
   for (const r of inserted.rows) made.set(r.gtin, r.id)
   await (search === 'later' ? markSearchDocuments : refreshSearchDocuments)(tx, 'product', [...made.values()])
