@@ -46,6 +46,18 @@ let database: Awaited<ReturnType<typeof openDatabase>> | null = null
 let stopBackground: () => Promise<void> = async () => {}
 let app: ReturnType<typeof createApp> | ReturnType<typeof createHealthApp>
 const serving = config.ROLE !== 'worker'
+// A stop asked for while starting (the health check may already answer, start-up not yet done) is
+// carried out once start-up is done: the default action would end the process on the spot, its
+// embedded cluster left running (a fresh-clone CI run saw a SIGTERM land there, exit code null).
+let started = false
+let stopAskedBy: string | null = null
+const onSignal = (signal: string) => {
+  if (started) void shutdown(signal)
+  else stopAskedBy ??= signal
+}
+process.on('SIGTERM', () => onSignal('SIGTERM'))
+process.on('SIGINT', () => onSignal('SIGINT'))
+process.on('SIGHUP', () => onSignal('SIGHUP'))
 try {
   database = await openDatabase(config)
   // a second process on a taken port exits before its workers claim any job (the port is taken
@@ -106,6 +118,5 @@ async function shutdown(signal: string) {
     process.exit(0)
   }
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'))
-process.on('SIGINT', () => void shutdown('SIGINT'))
-process.on('SIGHUP', () => void shutdown('SIGHUP'))
+started = true
+if (stopAskedBy) void shutdown(stopAskedBy)

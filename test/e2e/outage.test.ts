@@ -194,6 +194,25 @@ describe('one server per embedded cluster', () => {
     expect(postmastersOf(pgDir)).toEqual([]) // stopped with the service
   }, 120_000)
 
+  test('a SIGTERM while the server starts is carried out once it has started: exit 0, its cluster stopped', async () => {
+    const dir = tempDir('early-stop')
+    dirs.push(dir)
+    const server = start(['sh', 'bin/serve'], {
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      DATA_DIR: dir,
+      DATABASE_URL: '',
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'info',
+    })
+    // still starting: its embedded cluster runs, its migrations and queues are not done yet
+    await eventually(() => (postmastersOf(join(dir, 'pg')).length > 0 ? true : null))
+    server.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+    expect(lines(server.output()).some((l) => l.msg === 'stopped')).toBe(true)
+    expect(postmastersOf(join(dir, 'pg'))).toEqual([])
+  }, 120_000)
+
   test('a cluster left running with no live server (its server killed where no parent-death signal exists) is stopped, not joined', async () => {
     const dir = tempDir('stray')
     dirs.push(dir)
