@@ -113,6 +113,21 @@ function counts(output: string) {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
+/** Each failed test of a lane's output: its "(fail)" line and the error lines bun printed before it. */
+function failuresOf(output: string): string[] {
+  const lines = output.split('\n')
+  const found: string[] = []
+  let start = 0
+  let file = ''
+  lines.forEach((line, i) => {
+    if (line.endsWith('.test.ts:')) file = line.slice(0, -1)
+    if (line.startsWith('(fail)'))
+      found.push([`${file}:`, ...lines.slice(Math.max(start, i - 12), i), line].join('\n'))
+    if (/^\((pass|fail|skip|todo)\)|\.test\.ts:$/.test(line)) start = i + 1
+  })
+  return found
+}
+
 async function runLane(lane: Lane, index: number, dir: string, passThrough: string[]) {
   const report = join(dir, `lane-${index}.xml`)
   const config = lane.tier === 'unit' ? ['--config=test/unit/bunfig.toml'] : []
@@ -140,7 +155,7 @@ async function runLane(lane: Lane, index: number, dir: string, passThrough: stri
   const label = lane.tier === 'unit' ? 'unit' : 'database'
   console.log(`\n── lane ${index} (${label}, ${lane.files.length} files) ended in ${seconds(ms)}, exit ${code} ──`)
   console.log(output.trimEnd())
-  return { code, output, ms, files: readJunit(report), ...counts(output) }
+  return { code, output, ms, files: readJunit(report), failures: failuresOf(output), ...counts(output) }
 }
 
 const { selected, passThrough, lanes: laneCount, updateTimings } = parseArgs(process.argv.slice(2))
@@ -183,6 +198,10 @@ if (updateTimings) {
   writeFileSync(TIMINGS, `${JSON.stringify({ version: 1, files }, null, 2)}\n`)
   console.log(`durations written to ${relative(ROOT, TIMINGS)}`)
 }
+
+// repeated next to the closing line, so a reader of the log's tail sees what failed and why
+const failures = results.flatMap((r) => r.failures)
+if (failures.length) console.log(`\nFailed:\n${failures.join('\n\n')}\n`)
 
 const total = results.reduce(
   (s, r) => ({ passed: s.passed + r.passed, failed: s.failed + r.failed, assertions: s.assertions + r.assertions }),
