@@ -4,8 +4,8 @@ import { logger } from '../shared/logger'
 import { attemptDelivery } from './attempts'
 import { type Claim, type ClaimRow, toClaim } from './claims'
 import { DUE_CHANNEL } from './deliveries'
-import { inOneRoundTrip, numeral } from './round-trip'
-import { type Success, settleSuccesses } from './successes'
+import { inOneRoundTrip, inTransactionsOfOneRoundTrip, numeral, type Prepared } from './round-trip'
+import { type Success, settleStatement } from './successes'
 
 /**
  * The webhook dispatcher: each worker process claims due deliveries from `webhook_deliveries`
@@ -60,7 +60,14 @@ const CLAIM_LOCK = 727_044 // advisory lock id: one claim at a time across worke
  * transaction, and the claim, a statement after it, sees what the previous holder committed.
  */
 export async function claimDeliveries(limit: number, shares: Shares): Promise<Claim[]> {
-  const rows = await inOneRoundTrip<ClaimRow>(`select pg_advisory_xact_lock(${CLAIM_LOCK})`, {
+  const rows = await inOneRoundTrip<ClaimRow>(...claimStatements(limit, shares))
+  return rows.map(toClaim)
+}
+
+/** The claim's lock and statement (claimDeliveries), for round-trip.ts. */
+const claimStatements = (limit: number, shares: Shares): [string, Prepared] => [
+  `select pg_advisory_xact_lock(${CLAIM_LOCK})`,
+  {
     name: 'webhook_claim',
     types: ['int', 'int', 'int', 'int', 'float8'],
     text: CLAIM_TEXT,
@@ -71,8 +78,26 @@ export async function claimDeliveries(limit: number, shares: Shares): Promise<Cl
       limit,
       shares.leaseSeconds,
     ].map(numeral),
-  })
-  return rows.map(toClaim)
+  },
+]
+
+/**
+ * Settles `successes` and then, in the same round trip but a transaction of its own, claims up to
+ * `limit` (none when 0): the settle commits (freeing its slots) before the claim waits for the
+ * claim lock, so the settle holds nothing while it waits, and the slots it freed are taken again
+ * without a second round trip. A claim of its own after each settle cost a round trip, a wake-up
+ * of the claimer and the claim lock's wait per batch.
+ */
+export async function settleAndClaim(successes: Success[], limit: number, shares: Shares): Promise<Claim[]> {
+  if (limit <= 0) {
+    await inOneRoundTrip(settleStatement(successes))
+    return []
+  }
+  const [, claimed] = await inTransactionsOfOneRoundTrip<ClaimRow>(
+    [settleStatement(successes)],
+    claimStatements(limit, shares),
+  )
+  return claimed!.map(toClaim)
 }
 
 /** The claim (claimDeliveries): $1 circuit failures, $2 endpoint and $3 organization concurrency, $4 limit, $5 lease seconds. */
@@ -206,8 +231,16 @@ export function startDispatcher(
   void listener.on(DUE_CHANNEL, { onMessage: poke })
 
   /**
+   * Attempts this process may still start: its share less those running and those a claim in
+   * progress may return (the claimer's and the settler's claims run side by side).
+   */
+  let reserved = 0
+  const free = () => shares.maxInFlight - running.size - reserved
+
+  /**
    * Settles the successes that finished while the previous batch was being settled, one batch at a
-   * time beside the claims (another connection): each commit frees slots, and pokes the claimer.
+   * time beside the claimer's claims (another connection), each with a claim of the slots it frees
+   * (settleAndClaim). A claim that came back full pokes the claimer: more may be due.
    */
   const settle = (): Promise<void> => {
     if (settling || successes.length === 0) return settling ?? Promise.resolve()
@@ -216,16 +249,25 @@ export function startDispatcher(
         while (successes.length) {
           const batch = successes
           successes = []
+          const limit = stopped ? 0 : Math.max(0, free())
+          reserved += limit
+          let claims: Claim[] = []
+          let failed = false
           try {
-            await settleSuccesses(batch)
+            claims = await settleAndClaim(batch, limit, shares)
           } catch (err) {
-            // nothing of that transaction is kept: their leases lapse and they are sent again
+            failed = true
+            // the settle's transaction may or may not have committed: if not, their leases lapse
+            // and they are sent again; the claim's is not kept either way
             logger.error(
               { err, unsettled: batch.length },
-              'settling webhook deliveries failed; sent again after their lease',
+              'settling webhook deliveries (or the claim after it) failed; any not settled are sent again after their lease',
             )
+          } finally {
+            reserved -= limit
           }
-          poke()
+          for (const claim of claims) run(claim)
+          if (failed || limit === 0 || claims.length === limit) poke()
         }
       } finally {
         // in the same turn as the check above: a success pushed after it starts a new settling
@@ -253,21 +295,24 @@ export function startDispatcher(
 
   const loop = (async () => {
     while (!stopped) {
-      const free = shares.maxInFlight - running.size
+      const limit = free()
       let claimed = 0
       let failed = false
-      if (free > 0) {
+      if (limit > 0) {
+        reserved += limit
         try {
-          const claims = await claimDeliveries(free, shares)
+          const claims = await claimDeliveries(limit, shares)
           claimed = claims.length
+          reserved -= limit
           for (const claim of claims) run(claim)
         } catch (err) {
+          reserved -= limit
           failed = true
           if (!stopped) logger.error({ err }, 'claiming webhook deliveries failed; trying again')
         }
       }
       // a full claim means more may be due; otherwise wait for a settlement, a commit or the next poll
-      if (stopped || (claimed > 0 && claimed === free)) continue
+      if (stopped || (claimed > 0 && claimed === limit)) continue
       await nap(failed ? ERROR_PAUSE_MS : IDLE_POLL_MS)
     }
   })()
@@ -276,7 +321,11 @@ export function startDispatcher(
     stopped = true
     wake?.()
     await loop
-    await Promise.allSettled(running)
-    await settle()
+    // the attempts in flight, the settling of their successes, and the attempts of a claim that a
+    // settle made before it saw the stop (a settle after the stop claims nothing)
+    while (running.size > 0 || settling) {
+      await Promise.allSettled([...running])
+      await settle()
+    }
   }
 }

@@ -23,25 +23,53 @@ import { db } from '../db/client'
  * run one at a time, so a flush per claim was also the ceiling of their rate.
  */
 export async function inOneRoundTrip<R>(...statements: (string | Prepared)[]): Promise<R[]> {
+  const [rows] = await inTransactionsOfOneRoundTrip<R>(statements)
+  return rows!
+}
+
+/**
+ * Several transactions in one round trip, one after the other, each as inOneRoundTrip runs one (an
+ * explicit BEGIN and COMMIT around each): a transaction commits before the next one starts, so a
+ * later one that waits for a lock holds nothing of an earlier one. Returns the rows of each
+ * transaction's last statement. When a statement fails, nothing of its transaction is kept, the
+ * transactions after it do not run, and the error does not say which one it was (those before it
+ * have committed).
+ */
+export async function inTransactionsOfOneRoundTrip<R>(...transactions: (string | Prepared)[][]): Promise<R[][]> {
   const client = await db.$client.connect()
   let failed: Error | undefined
   try {
     const ready = preparedOn.get(client) ?? new Set<string>()
     preparedOn.set(client, ready)
-    for (const s of statements)
+    for (const s of transactions.flat())
       if (typeof s !== 'string' && !ready.has(s.name)) {
         // a statement of its own: a PREPARE in a transaction that fails is not undone
         await client.query(`prepare ${s.name}(${s.types.join(', ')}) as ${s.text}`)
         ready.add(s.name)
       }
-    const text = [
-      'set local synchronous_commit = off',
-      'set local plan_cache_mode = force_generic_plan',
-      'set local enable_seqscan = off',
-      ...statements.map((s) => (typeof s === 'string' ? s : `execute ${s.name}(${s.args.join(', ')})`)),
-    ].join(';\n')
-    const results = (await client.query(text)) as unknown as { rows: R[] }[]
-    return results[results.length - 1]!.rows
+    const one = transactions.length === 1
+    const text = transactions
+      .flatMap((statements) => [
+        // a lone transaction is the query's implicit one
+        ...(one ? [] : ['begin']),
+        'set local synchronous_commit = off',
+        'set local plan_cache_mode = force_generic_plan',
+        'set local enable_seqscan = off',
+        ...statements.map((s) => (typeof s === 'string' ? s : `execute ${s.name}(${s.args.join(', ')})`)),
+        ...(one ? [] : ['commit']),
+      ])
+      .join(';\n')
+    const raw = (await client.query(text)) as unknown as { rows: R[] } | { rows: R[] }[]
+    const results = Array.isArray(raw) ? raw : [raw]
+    // each transaction's results: begin, three settings, its statements, commit
+    const rows: R[][] = []
+    let at = 0
+    for (const statements of transactions) {
+      at += (one ? 0 : 1) + 3 + statements.length
+      rows.push(results[at - 1]!.rows)
+      at += one ? 0 : 1
+    }
+    return rows
   } catch (err) {
     failed = err as Error
     throw err

@@ -1,4 +1,4 @@
-import { inOneRoundTrip, literal } from './round-trip'
+import { literal, type Prepared } from './round-trip'
 
 /**
  * A successful attempt, to be settled (attempts.ts makes it, the dispatcher settles it). Successes
@@ -65,10 +65,13 @@ const SETTLE = `
       and (e.consecutive_failures > 0 or e.circuit_open_until is not null or e.failing_since is not null))
   select count(*) from settled`
 
-/** Settles `list` in one round trip (round-trip.ts writes its arrays into the statement's text). */
-export async function settleSuccesses(list: Success[]) {
+/**
+ * The settle of `list` as a statement for round-trip.ts (its arrays written into the statement's
+ * text); the dispatcher sends it with the next claim (dispatcher.ts).
+ */
+export function settleStatement(list: Success[]): Prepared {
   const column = (value: (s: Success) => string | number) => literal(`{${list.map(value).join(',')}}`)
-  await inOneRoundTrip({
+  return {
     name: 'webhook_settle',
     types: ['uuid[]', 'uuid[]', 'int[]', 'uuid[]', 'int[]', 'int[]', 'int[]', 'timestamptz[]'],
     text: SETTLE,
@@ -82,5 +85,5 @@ export async function settleSuccesses(list: Success[]) {
       column((s) => s.latencyMs),
       column((s) => s.at.toISOString()),
     ],
-  })
+  }
 }
