@@ -89,5 +89,11 @@ export function numeral(value: number): string {
   return String(value)
 }
 
-/** A string written into a statement's text as a quoted literal (pg's own escaping). */
-export const literal = (text: string): string => pg.escapeLiteral(text)
+/**
+ * A string written into a statement's text as a quoted literal, as pg's `escapeLiteral` writes it.
+ * Text without a quote or a backslash (the settle's arrays of ids, numbers and times) is only put
+ * between quotes: escapeLiteral builds its answer a character at a time, 2 % of the service's CPU
+ * samples in a burst.
+ */
+export const literal = (text: string): string =>
+  text.includes("'") || text.includes('\\') ? pg.escapeLiteral(text) : `'${text}'`

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import pg from 'pg'
-import { inTransactionsOfOneRoundTrip } from '../../../src/webhooks/round-trip'
+import { inTransactionsOfOneRoundTrip, literal } from '../../../src/webhooks/round-trip'
 import { eventually, sql, unique } from '../../support/fixtures'
 import { databaseUrl } from '../../support/server'
 
@@ -65,4 +65,9 @@ test('a failing second transaction keeps the first and undoes its own', async ()
   ).rejects.toThrow('division by zero')
   expect(await rowsIn()).toBe(before + 1)
   expect(await sql(`select n from ${table} where n in (2, 3) order by n`)).toEqual([{ n: 2 }])
+})
+
+test("a literal is written as pg's escapeLiteral writes it", () => {
+  for (const text of ['{a,b}', "it's", 'back\\slash', "both ' and \\", '', '{2026-11-27T14:41:17.000Z}'])
+    expect(literal(text)).toBe(pg.escapeLiteral(text))
 })
