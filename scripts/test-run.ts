@@ -121,8 +121,7 @@ function failuresOf(output: string): string[] {
   let file = ''
   lines.forEach((line, i) => {
     if (line.endsWith('.test.ts:')) file = line.slice(0, -1)
-    if (line.startsWith('(fail)'))
-      found.push([`${file}:`, ...lines.slice(Math.max(start, i - 12), i), line].join('\n'))
+    if (line.startsWith('(fail)')) found.push([`${file}:`, ...lines.slice(Math.max(start, i - 12), i), line].join('\n'))
     if (/^\((pass|fail|skip|todo)\)|\.test\.ts:$/.test(line)) start = i + 1
   })
   return found
