@@ -50,20 +50,36 @@ export const TYPESENSE_BATCH = 500
  * job sent in that transaction: it runs once the marks are committed). A row marked again gets a
  * newer mark, so a drain that took the older one meanwhile leaves it (`drainSearchMarks`).
  */
-export function markSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
-  return mark(ex, collection, ids, true)
+export function markSearchDocuments(
+  ex: Executor,
+  collection: Collection,
+  ids: string[],
+  { fresh = false }: MarkOptions = {},
+) {
+  return mark(ex, collection, ids, true, fresh)
 }
 
+/**
+ * `fresh`: the rows were created by the caller's transaction, so no mark of theirs can exist (their
+ * ids are new and nobody else sees them before it commits): the marks are inserted plainly, not by
+ * ON CONFLICT's speculative insertion of every row.
+ */
+type MarkOptions = { fresh?: boolean }
+
 /** Marks rows, as a bulk writer's (held while bulk writers are busy) or not (drained at once). */
-async function mark(ex: Executor, collection: Collection, ids: string[], bulk: boolean) {
+async function mark(ex: Executor, collection: Collection, ids: string[], bulk: boolean, fresh: boolean) {
   if (ids.length === 0) return
   // in id order, so concurrent writers marking the same rows take their locks in the same order;
   // a row marked by an API write too is drained at once
   // stamped when marked, not when the transaction began (bulkHeldFor reads how recent the marks are)
   await ex.execute(sql`insert into search_index_pending (collection, id, bulk, marked)
     select ${collection}, id, ${bulk}, clock_timestamp() from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
-    on conflict (collection, id) do update set marked = excluded.marked,
-      bulk = search_index_pending.bulk and excluded.bulk`)
+    ${
+      fresh
+        ? sql``
+        : sql`on conflict (collection, id) do update set marked = excluded.marked,
+      bulk = search_index_pending.bulk and excluded.bulk`
+    }`)
   await searchIndexQueue.send(ex, {})
 }
 
@@ -73,9 +89,14 @@ async function mark(ex: Executor, collection: Collection, ids: string[], bulk: b
  * also marked, first (a drain holding their marks is waited for before their documents are taken),
  * for the drain to send to Typesense once this commits.
  */
-export async function refreshSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
+export async function refreshSearchDocuments(
+  ex: Executor,
+  collection: Collection,
+  ids: string[],
+  { fresh = false }: MarkOptions = {},
+) {
   if (ids.length === 0) return
-  if (typesenseEnabled()) await mark(ex, collection, ids, false)
+  if (typesenseEnabled()) await mark(ex, collection, ids, false, fresh)
   await buildSearchDocuments(ex, collection, ids)
 }
 
