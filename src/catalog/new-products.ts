@@ -1,6 +1,7 @@
 import { getTableColumns, is, SQL, sql } from 'drizzle-orm'
 import { toSnakeCase } from 'drizzle-orm/casing'
 import { config } from '../config'
+import { isUniqueViolation } from '../db/errors'
 import { arrayParam } from '../db/params'
 import { products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
@@ -174,11 +175,30 @@ export async function insertStatedProducts(
   // in GTIN order, so that concurrent chunks making the same products wait instead of deadlocking
   rows.sort((a, b) => ((a.gtin as string) < (b.gtin as string) ? -1 : 1))
   const { names, read, from } = rowsAsArrays(rows)
-  const inserted = await tx.execute<{ id: string; gtin: string }>(sql`insert into products (${names}, brand_id)
-    select ${read}, (select b.id from brands b where b.organization_id is null and lower(b.name) = lower(r.brand))
-    from ${from}
-    on conflict (gtin) do nothing returning id, gtin`)
-  for (const r of inserted.rows) made.set(r.gtin, r.id)
-  await (search === 'later' ? markSearchDocuments : refreshSearchDocuments)(tx, 'product', [...made.values()])
+  // the chunk's unowned brands found once (brands_unowned_name_key: one each) and joined to the
+  // rows, not looked up by a subquery per row; the rows still in GTIN order
+  // (lowered by PostgreSQL, as the index is: JavaScript's case mapping is not the database's)
+  const named = sql`array(select lower(n) from unnest(${arrayParam([...new Set(brands)], 'text')}) n)`
+  const insert = (skipMade: boolean) => sql`insert into products (${names}, brand_id)
+    select ${read}, b.id
+    from ${from} left join (select id, lower(name) as key from brands
+      where organization_id is null and lower(name) = any(${named})) b on b.key = lower(r.brand)
+    order by r.gtin
+    ${skipMade ? sql`on conflict (gtin) do nothing` : sql``} returning id, gtin`
+  // The caller read these GTINs as absent, so a plain insert first, in a savepoint: ON CONFLICT makes
+  // every row a speculative insertion. Only when another transaction made one meanwhile (23505) is
+  // the insert made again, skipping those.
+  let inserted: { id: string; gtin: string }[]
+  try {
+    inserted = (await tx.transaction((savepoint) => savepoint.execute<{ id: string; gtin: string }>(insert(false))))
+      .rows
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err
+    inserted = (await tx.execute<{ id: string; gtin: string }>(insert(true))).rows
+  }
+  for (const r of inserted) made.set(r.gtin, r.id)
+  await (search === 'later' ? markSearchDocuments : refreshSearchDocuments)(tx, 'product', [...made.values()], {
+    fresh: true,
+  })
   return made
 }

@@ -1,7 +1,9 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { promoteProducts } from '../catalog/promotion'
 import { writeSourceRecords } from '../catalog/source-writes'
 import { db } from '../db/client'
+import { isUniqueViolation } from '../db/errors'
+import { arrayParam, unnestRows } from '../db/params'
 import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import type { Tx } from '../db/tx'
 import { sampleOf } from '../shared/text-records'
@@ -214,7 +216,8 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promi
       eq(feedRecords.source, source),
       eq(feedRecords.scope, scope),
       eq(feedRecords.contributorId, runner),
-      inArray(feedRecords.key, of),
+      // one array parameter, not a list of 2,500 (the primary key's index probes each: migration 0037)
+      sql`${feedRecords.key} = any(${arrayParam(of, 'text')})`,
     )
   const known = new Map(
     keys.length
@@ -259,25 +262,12 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promi
     ),
     { search: 'later' },
   )
-  if (changed.length)
-    await tx.execute(sql`insert into feed_records
-        (source, scope, contributor_id, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
-      select ${source}, ${scope}::uuid, ${runner}::uuid, key, gtin, product_id, content_hash, version, reading,
-        ${runId}::uuid, ${run.full ? runId : null}::uuid
-      from json_to_recordset(${JSON.stringify(
-        changed.map((r) => ({
-          key: r.key,
-          gtin: r.gtin14,
-          product_id: ids.get(r.gtin14)!,
-          content_hash: r.hash,
-          version: r.version,
-          reading: r.reading,
-        })),
-      )}::json) as r(key text, gtin text, product_id uuid, content_hash text, version int8, reading text)
-      on conflict (source, scope, contributor_id, key) do update set
-        gtin = excluded.gtin, product_id = excluded.product_id, content_hash = excluded.content_hash,
-        version = excluded.version, reading = excluded.reading, last_run_id = excluded.last_run_id,
-        full_run_id = coalesce(excluded.full_run_id, feed_records.full_run_id)`)
+  await writeFeedRecords(
+    tx,
+    context,
+    changed.map((r) => ({ ...r, productId: ids.get(r.gtin14)! })),
+    (key) => known.has(key),
+  )
   if (unchanged.length)
     await tx
       .update(feedRecords)
@@ -302,4 +292,48 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promi
     }
   }
   return { created: createdCount, updated: changed.length - createdCount, unchanged: unchanged.length }
+}
+
+/**
+ * The feed records of the changed records: what this runner's source now says of each key. A key
+ * the chunk read as absent is inserted plainly (ON CONFLICT makes every row a speculative
+ * insertion), in a savepoint; only when another transaction recorded one meanwhile (23505) are they
+ * written as the known keys are, by an upsert.
+ */
+async function writeFeedRecords(
+  tx: Tx,
+  { runId, run, source, scope, runner }: ChunkContext,
+  changed: (Keyed & { productId: string })[],
+  isKnown: (key: string) => boolean,
+) {
+  const write = (list: typeof changed, upsert: boolean) => sql`insert into feed_records
+        (source, scope, contributor_id, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
+      select ${source}, ${scope}::uuid, ${runner}::uuid, key, gtin, product_id, content_hash, version, reading,
+        ${runId}::uuid, ${run.full ? runId : null}::uuid
+      from ${unnestRows(list, 'r', {
+        key: ['text', (r) => r.key],
+        gtin: ['text', (r) => r.gtin14],
+        product_id: ['uuid', (r) => r.productId],
+        content_hash: ['text', (r) => r.hash],
+        version: ['int8', (r) => r.version],
+        reading: ['text', (r) => r.reading],
+      })}
+      ${
+        upsert
+          ? sql`on conflict (source, scope, contributor_id, key) do update set
+        gtin = excluded.gtin, product_id = excluded.product_id, content_hash = excluded.content_hash,
+        version = excluded.version, reading = excluded.reading, last_run_id = excluded.last_run_id,
+        full_run_id = coalesce(excluded.full_run_id, feed_records.full_run_id)`
+          : sql``
+      }`
+  const fresh = changed.filter((r) => !isKnown(r.key))
+  const known = changed.filter((r) => isKnown(r.key))
+  if (known.length) await tx.execute(write(known, true))
+  if (fresh.length === 0) return
+  try {
+    await tx.transaction((savepoint) => savepoint.execute(write(fresh, false)))
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err
+    await tx.execute(write(fresh, true))
+  }
 }

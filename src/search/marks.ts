@@ -33,10 +33,11 @@ export const BULK_QUIET_SECONDS = 5
 export const BULK_MAX_WAIT_SECONDS = 300
 /**
  * … nor while this many are waiting (SEARCH_BULK_MAX_PENDING): past it the drain builds documents
- * beside the import, on its cores. What is left when an import ends is built at about 10,000
- * documents a second on two cores (a million-row import, 800,000 left: searchable 80 s after its end,
- * the import 36 % of the catalog floor; 500,000 left: 51 s after, 27 %), so its products are
- * searchable within the issue's 120 s of a million-row import's end however long it ran.
+ * beside the import, on its cores. What is left when an import ends is built at about 12,000
+ * documents a second on two cores (a million-row import, all 1,000,000 left: searchable 84 s after
+ * its end; 800,000 left: 80 s after, the import 36 % of the catalog floor; 500,000 left: 51 s after,
+ * 27 %), so its products are searchable within the issue's 120 s of a million-row import's end
+ * however long it ran; a larger import builds the rest beside it.
  */
 export const BULK_MAX_PENDING = config.SEARCH_BULK_MAX_PENDING
 
@@ -50,20 +51,36 @@ export const TYPESENSE_BATCH = 500
  * job sent in that transaction: it runs once the marks are committed). A row marked again gets a
  * newer mark, so a drain that took the older one meanwhile leaves it (`drainSearchMarks`).
  */
-export function markSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
-  return mark(ex, collection, ids, true)
+export function markSearchDocuments(
+  ex: Executor,
+  collection: Collection,
+  ids: string[],
+  { fresh = false }: MarkOptions = {},
+) {
+  return mark(ex, collection, ids, true, fresh)
 }
 
+/**
+ * `fresh`: the rows were created by the caller's transaction, so no mark of theirs can exist (their
+ * ids are new and nobody else sees them before it commits): the marks are inserted plainly, not by
+ * ON CONFLICT's speculative insertion of every row.
+ */
+type MarkOptions = { fresh?: boolean }
+
 /** Marks rows, as a bulk writer's (held while bulk writers are busy) or not (drained at once). */
-async function mark(ex: Executor, collection: Collection, ids: string[], bulk: boolean) {
+async function mark(ex: Executor, collection: Collection, ids: string[], bulk: boolean, fresh: boolean) {
   if (ids.length === 0) return
   // in id order, so concurrent writers marking the same rows take their locks in the same order;
   // a row marked by an API write too is drained at once
   // stamped when marked, not when the transaction began (bulkHeldFor reads how recent the marks are)
   await ex.execute(sql`insert into search_index_pending (collection, id, bulk, marked)
     select ${collection}, id, ${bulk}, clock_timestamp() from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
-    on conflict (collection, id) do update set marked = excluded.marked,
-      bulk = search_index_pending.bulk and excluded.bulk`)
+    ${
+      fresh
+        ? sql``
+        : sql`on conflict (collection, id) do update set marked = excluded.marked,
+      bulk = search_index_pending.bulk and excluded.bulk`
+    }`)
   await searchIndexQueue.send(ex, {})
 }
 
@@ -73,9 +90,14 @@ async function mark(ex: Executor, collection: Collection, ids: string[], bulk: b
  * also marked, first (a drain holding their marks is waited for before their documents are taken),
  * for the drain to send to Typesense once this commits.
  */
-export async function refreshSearchDocuments(ex: Executor, collection: Collection, ids: string[]) {
+export async function refreshSearchDocuments(
+  ex: Executor,
+  collection: Collection,
+  ids: string[],
+  { fresh = false }: MarkOptions = {},
+) {
   if (ids.length === 0) return
-  if (typesenseEnabled()) await mark(ex, collection, ids, false)
+  if (typesenseEnabled()) await mark(ex, collection, ids, false, fresh)
   await buildSearchDocuments(ex, collection, ids)
 }
 

@@ -237,7 +237,9 @@ function spansOf(masked: string, { from, to }: Folded, label: string): Span[] {
   }
   let start = 0
   for (const m of masked.matchAll(SPAN_BREAKS)) {
-    cut(start, m.index)
+    // nothing between two breaks, no span: a blanked-out part (the trace copy of a label without
+    // trace statements is all breaks) was one slice and three regular expressions a character
+    if (m.index > start) cut(start, m.index)
     start = m.index + m[0].length
   }
   cut(start, masked.length)
@@ -259,7 +261,7 @@ const TRACE_TRIGGER = new RegExp(`\\b(?:${TRACE_TRIGGERS.map((t) => t.replaceAll
  * blanked out, and the trace part with everything else blanked out (a blank is a span break). A
  * trace statement runs from its trigger words ("may contain") to the end of the sentence.
  */
-function separateTraces(folded: string): { ingredients: string; traces: string } {
+function separateTraces(folded: string): { ingredients: string; traces: string | null } {
   // [start, after) a trigger's words, [after, end) the statement it opens
   const statements: { start: number; after: number; end: number }[] = []
   for (let at = 0; at < folded.length; ) {
@@ -272,7 +274,8 @@ function separateTraces(folded: string): { ingredients: string; traces: string }
     statements.push({ start: m.index, after, end })
     at = end + 1
   }
-  if (statements.length === 0) return { ingredients: folded, traces: ';'.repeat(folded.length) }
+  // no trace statement: no trace part (all of it blanked out would be a break per character)
+  if (statements.length === 0) return { ingredients: folded, traces: null }
   let ingredients = ''
   let traces = ''
   let at = 0
@@ -309,7 +312,7 @@ export function analyzeIngredients(given: string | null | undefined): Ingredient
   const folding = foldWithOrigin(text)
   const { ingredients, traces } = separateTraces(folding.folded)
   const inIngredients = spansOf(ingredients, folding, text).flatMap(matchSpan)
-  const inTraces = spansOf(traces, folding, text).flatMap(matchSpan)
+  const inTraces = traces === null ? [] : spansOf(traces, folding, text).flatMap(matchSpan)
   const allergens = (found: Found[]) =>
     [...new Set(found.map((f) => f.allergen).filter((a): a is string => a !== null))].sort()
   const substances = new Map<string, SubstanceMatch>()

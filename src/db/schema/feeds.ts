@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import {
   bigint,
   boolean,
@@ -129,7 +130,9 @@ export const feedRecords = pgTable(
   },
   (table) => [
     primaryKey({ columns: [table.source, table.scope, table.contributorId, table.key] }),
-    index('feed_records_full_run_idx').on(table.source, table.scope, table.contributorId, table.fullRunId),
+    // the records a full run saw (a run id names its source, scope and runner); not sharing the
+    // primary key's leading columns, so a lookup by key never picks it (migration 0037)
+    index('feed_records_full_run_idx').on(table.fullRunId).where(sql`${table.fullRunId} is not null`),
   ],
 )
 

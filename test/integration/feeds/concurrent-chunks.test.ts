@@ -1,0 +1,99 @@
+import { describe, expect, test } from 'bun:test'
+import { db } from '../../../src/db/client'
+import { feedRunChunks, feedRuns } from '../../../src/db/schema'
+import { transaction } from '../../../src/db/tx'
+import { writeChunk } from '../../../src/feeds/chunks'
+import { eventually } from '../../support/eventually'
+import { sql, uniqueGtin } from '../../support/fixtures'
+
+/** A platform run of Open Food Facts whose one chunk holds these records (no job: the test writes it). */
+async function runWithChunk(gtins: string[]) {
+  const [run] = await db
+    .insert(feedRuns)
+    .values({ source: 'off', format: 'off_jsonl', file: 'concurrent.jsonl', path: '/nowhere/concurrent.jsonl' })
+    .returning({ id: feedRuns.id })
+  await db.insert(feedRunChunks).values({
+    runId: run!.id,
+    chunk: 1,
+    payload: gtins.map((gtin14, n) => ({
+      gtin14,
+      reading: 'ean13',
+      version: 1,
+      fields: { product_name: `Concurrent Oats ${n}` },
+      line: n + 1,
+    })),
+    read: gtins.length,
+  })
+  return run!.id
+}
+
+/** Whether some backend waits for another transaction (a row or index entry it wrote and holds). */
+const someoneWaits = async () =>
+  (await sql(`select 1 from pg_locks where locktype = 'transactionid' and not granted`)).length > 0
+
+// New products, their feed records and search marks are inserted plainly (no ON CONFLICT): the chunk
+// read them as absent. When a concurrent chunk of another run made the same products first, the
+// plain insert meets its rows (23505) and the chunk writes them as existing ones instead.
+describe('two runs writing the same new products at once', () => {
+  test('the second chunk waits for the first, then finds the products and records made and ends right', async () => {
+    const gtins = [`0${uniqueGtin()}`, `0${uniqueGtin()}`].sort()
+    const [first, second] = [await runWithChunk(gtins), await runWithChunk(gtins)]
+    let release!: () => void
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let firstWritten!: () => void
+    const written = new Promise<void>((resolve) => {
+      firstWritten = resolve
+    })
+    // the first chunk writes and holds its transaction open until the second waits for it
+    const a = transaction(async (tx) => {
+      await writeChunk(tx, first, 1)
+      firstWritten()
+      await held
+    })
+    await written
+    const b = transaction((tx) => writeChunk(tx, second, 1))
+    await eventually(someoneWaits, 20_000, 'the second chunk to wait for the first')
+    release()
+    await a
+    expect(await b).toBe(true)
+
+    const products = await sql<{ id: string; gtin: string; product_name: string }>(
+      'select id, gtin, product_name from products where gtin = any($1) order by gtin',
+      [gtins],
+    )
+    expect(products.map((p) => p.gtin)).toEqual(gtins)
+    expect(products.map((p) => p.product_name)).toEqual(['Concurrent Oats 0', 'Concurrent Oats 1'])
+    // one feed record per key (the runner's), last seen by the second run
+    const records = await sql<{ key: string; last_run_id: string; product_id: string }>(
+      'select key, last_run_id, product_id from feed_records where key = any($1) order by key',
+      [gtins],
+    )
+    expect(records).toEqual(
+      products.map((p) => ({ key: p.gtin, last_run_id: second, product_id: p.id })) as typeof records,
+    )
+    // the second run's statement replaced the first's (the same runner and source): one each
+    const statements = await sql<{ n: number }>(
+      'select count(*)::int as n from product_candidates where product_id = any($1::uuid[])',
+      [products.map((p) => p.id)],
+    )
+    expect(statements[0]!.n).toBe(2)
+    const chunks = await sql<{ run_id: string; status: string; created: number; updated: number; rejected: number }>(
+      'select run_id, status, created, updated, rejected from feed_run_chunks where run_id = any($1::uuid[])',
+      [[first, second]],
+    )
+    expect(chunks.find((c) => c.run_id === first)).toMatchObject({
+      status: 'done',
+      created: 2,
+      updated: 0,
+      rejected: 0,
+    })
+    expect(chunks.find((c) => c.run_id === second)).toMatchObject({
+      status: 'done',
+      created: 0,
+      updated: 2,
+      rejected: 0,
+    })
+  })
+})
