@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../db/errors'
 import { arrayParam } from '../db/params'
 import { products } from '../db/schema'
 import type { DATA_SOURCES } from '../db/schema/catalog'
-import type { Tx } from '../db/tx'
+import { inSavepoint, type Tx } from '../db/tx'
 import { markSearchDocuments, refreshSearchDocuments } from '../search'
 import { ensureUnownedBrands } from './brands'
 import { FIELD_COLUMNS } from './fields'
@@ -138,7 +138,7 @@ function winnersOf(statements: StatedValues[], source: DataSource, contributorId
  * New products of a source's statements, each written once with its decided values (what
  * insertDecidedProducts writes, for a feed chunk's thousands): the values decided and analysed
  * here, their unowned brands made when missing, then every product in one statement whose rows
- * travel as one JSON document, each finding its brand by name. A GTIN that another transaction made
+ * travel as one array per column, joined once to the chunk's brands. A GTIN that another transaction made
  * meanwhile is skipped (not in the result: the caller treats it as an existing product). The
  * caller writes the candidates. They emit no event: no organization holds a product made here (it
  * has no owner, its brand none), so no endpoint could receive one (contract §7). Their search
@@ -149,7 +149,7 @@ export async function insertStatedProducts(
   source: DataSource,
   contributorId: string | null,
   list: FirstStated[],
-  { search = 'now' }: { search?: 'now' | 'later' } = {},
+  { search = 'now', plainFirst = true }: { search?: 'now' | 'later'; plainFirst?: boolean } = {},
 ): Promise<Map<string, string>> {
   const made = new Map<string, string>()
   if (list.length === 0) return made
@@ -188,14 +188,19 @@ export async function insertStatedProducts(
   // The caller read these GTINs as absent, so a plain insert first, in a savepoint: ON CONFLICT makes
   // every row a speculative insertion. Only when another transaction made one meanwhile (23505) is
   // the insert made again, skipping those.
-  let inserted: { id: string; gtin: string }[]
-  try {
-    inserted = (await tx.transaction((savepoint) => savepoint.execute<{ id: string; gtin: string }>(insert(false))))
-      .rows
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err
-    inserted = (await tx.execute<{ id: string; gtin: string }>(insert(true))).rows
+  // Without `plainFirst` (a chunk being bisected) the insert skips made GTINs at once: each savepoint
+  // that writes holds a subtransaction id until the chunk commits, and past 64 every snapshot in the
+  // cluster reads pg_subtrans.
+  const plain = async () => {
+    try {
+      return (await inSavepoint(tx, () => tx.execute<{ id: string; gtin: string }>(insert(false)))).rows
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err
+      return null
+    }
   }
+  const inserted =
+    (plainFirst ? await plain() : null) ?? (await tx.execute<{ id: string; gtin: string }>(insert(true))).rows
   for (const r of inserted) made.set(r.gtin, r.id)
   await (search === 'later' ? markSearchDocuments : refreshSearchDocuments)(tx, 'product', [...made.values()], {
     fresh: true,

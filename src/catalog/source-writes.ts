@@ -56,7 +56,8 @@ export async function writeSourceRecords(
     decideNew = false,
     scope = null,
     search = 'now',
-  }: { decideNew?: boolean; scope?: string | null; search?: 'now' | 'later' } = {},
+    plainFirst = true,
+  }: { decideNew?: boolean; scope?: string | null; search?: 'now' | 'later'; plainFirst?: boolean } = {},
 ) {
   const gtins = [...new Set(records.map((r) => r.gtin14))]
   if (gtins.length === 0) return { ids: new Map<string, string>(), created: new Set<string>() }
@@ -85,7 +86,7 @@ export async function writeSourceRecords(
       source,
       contributorId,
       gtins.filter((g) => !ids.has(g)).map((gtin) => ({ gtin, statements: (said.get(gtin) ?? []).map(valuesOf) })),
-      { search },
+      { search, plainFirst },
     )
     for (const [gtin, id] of made) ids.set(gtin, id)
     created = new Set(made.values())

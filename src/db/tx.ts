@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { PgTransaction } from 'drizzle-orm/pg-core'
 import type { Db } from './client'
 import { db } from './client'
@@ -41,4 +42,33 @@ export function afterCommit(ex: Executor, hook: () => void) {
   const hooks = commitHooks.get(ex as Tx)
   if (hooks) hooks.push(hook)
   else commitHooks.set(ex as Tx, [hook])
+}
+
+let savepoints = 0
+
+/**
+ * Runs `work` in a savepoint of `tx`: all of it, or (when it throws) none of it, the transaction
+ * going on. Unlike drizzle's nested transactions, a savepoint that failed is released after its
+ * rollback: left open, each stays a subtransaction level that every later write nests in, and a
+ * transaction with more than 64 subtransactions makes every snapshot in the cluster read
+ * pg_subtrans until it ends. `work` writes through `tx` itself, so a hook it gives afterCommit runs
+ * even when its savepoint was rolled back (none of its callers gives one).
+ */
+export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
+  const name = sql.raw(`part_${++savepoints}`)
+  await tx.execute(sql`savepoint ${name}`)
+  let value: T
+  try {
+    value = await work()
+  } catch (err) {
+    try {
+      await tx.execute(sql`rollback to savepoint ${name}`)
+      await tx.execute(sql`release savepoint ${name}`)
+    } catch {
+      // the connection or transaction is gone: the caller learns of the first error
+    }
+    throw err
+  }
+  await tx.execute(sql`release savepoint ${name}`)
+  return value
 }

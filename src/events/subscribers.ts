@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../db/errors'
 import { arrayParam } from '../db/params'
 import type { QueueDef } from '../db/queues'
 import { events } from '../db/schema'
-import type { Tx } from '../db/tx'
+import { inSavepoint, type Tx } from '../db/tx'
 import type { EventJobData } from './queues'
 import { type DomainEvent, type EventRef, type EventType, storedEvent } from './types'
 
@@ -109,7 +109,7 @@ async function recordConsumed(tx: Tx, s: Subscriber, eventIds: string[]): Promis
       ${skipRecorded ? sql`on conflict do nothing` : sql``} returning event_id`
   let rows: { event_id: string }[]
   try {
-    rows = (await tx.transaction((savepoint) => savepoint.execute<{ event_id: string }>(insert(false)))).rows
+    rows = (await inSavepoint(tx, () => tx.execute<{ event_id: string }>(insert(false)))).rows
   } catch (err) {
     if (!isUniqueViolation(err)) throw err
     rows = (await tx.execute<{ event_id: string }>(insert(true))).rows

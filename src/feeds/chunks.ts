@@ -5,7 +5,7 @@ import { db } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
 import { arrayParam, unnestRows } from '../db/params'
 import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
-import type { Tx } from '../db/tx'
+import { inSavepoint, type Tx } from '../db/tx'
 import { sampleOf } from '../shared/text-records'
 import { DATA_SOURCE_OF } from './adapters'
 import type { FeedRecord, FeedRow } from './adapters/record'
@@ -187,10 +187,16 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
  * Writes the records in a savepoint; when that fails for a reason of the data, writes each half
  * the same way, so the records that can be written are, and each one that cannot is an offender.
  */
-async function writeSurviving(tx: Tx, context: ChunkContext, list: Keyed[], offenders: Offender[]): Promise<Written> {
+async function writeSurviving(
+  tx: Tx,
+  context: ChunkContext,
+  list: Keyed[],
+  offenders: Offender[],
+  bisected = false,
+): Promise<Written> {
   if (list.length === 0) return { created: 0, updated: 0, unchanged: 0 }
   try {
-    return await tx.transaction((savepoint) => writeRecords(savepoint, context, list))
+    return await inSavepoint(tx, () => writeRecords(tx, context, list, !bisected))
   } catch (err) {
     if (transient(err)) throw err
     if (list.length === 1) {
@@ -200,14 +206,19 @@ async function writeSurviving(tx: Tx, context: ChunkContext, list: Keyed[], offe
       return { created: 0, updated: 0, unchanged: 0 }
     }
     const half = Math.ceil(list.length / 2)
-    const a = await writeSurviving(tx, context, list.slice(0, half), offenders)
-    const b = await writeSurviving(tx, context, list.slice(half), offenders)
+    const a = await writeSurviving(tx, context, list.slice(0, half), offenders, true)
+    const b = await writeSurviving(tx, context, list.slice(half), offenders, true)
     return { created: a.created + b.created, updated: a.updated + b.updated, unchanged: a.unchanged + b.unchanged }
   }
 }
 
-/** Writes the given records of a chunk (one per key) in the caller's transaction, all or nothing. */
-async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promise<Written> {
+/**
+ * Writes the given records of a chunk (one per key) in the caller's transaction, all or nothing.
+ * `plainFirst`: rows read as absent are inserted plainly first, in a savepoint of their own (not
+ * while a chunk is bisected: a savepoint that writes holds a subtransaction id until the chunk
+ * commits, and past 64 of them every snapshot in the cluster reads pg_subtrans).
+ */
+async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[], plainFirst: boolean): Promise<Written> {
   const { runId, run, source, scope, runner, retailer, statement } = context
   const keys = list.map((r) => r.key)
   // this runner's last statement of these keys from this source and feed
@@ -252,7 +263,7 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promi
     statement.contributorId,
     // the feed's own statement: its retailer's (an affiliate feed), else the source's feed
     // searchable after the chunk commits: the search feature's drain builds the documents in bulk
-    { decideNew: true, scope, search: 'later' },
+    { decideNew: true, scope, search: 'later', plainFirst },
   )
   // new products were written with their decided values; the others are promoted now
   await promoteProducts(
@@ -267,6 +278,7 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[]): Promi
     context,
     changed.map((r) => ({ ...r, productId: ids.get(r.gtin14)! })),
     (key) => known.has(key),
+    plainFirst,
   )
   if (unchanged.length)
     await tx
@@ -305,6 +317,7 @@ async function writeFeedRecords(
   { runId, run, source, scope, runner }: ChunkContext,
   changed: (Keyed & { productId: string })[],
   isKnown: (key: string) => boolean,
+  plainFirst: boolean,
 ) {
   const write = (list: typeof changed, upsert: boolean) => sql`insert into feed_records
         (source, scope, contributor_id, key, gtin, product_id, content_hash, version, reading, last_run_id, full_run_id)
@@ -330,8 +343,12 @@ async function writeFeedRecords(
   const known = changed.filter((r) => isKnown(r.key))
   if (known.length) await tx.execute(write(known, true))
   if (fresh.length === 0) return
+  if (!plainFirst) {
+    await tx.execute(write(fresh, true))
+    return
+  }
   try {
-    await tx.transaction((savepoint) => savepoint.execute(write(fresh, false)))
+    await inSavepoint(tx, () => tx.execute(write(fresh, false)))
   } catch (err) {
     if (!isUniqueViolation(err)) throw err
     await tx.execute(write(fresh, true))

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { sql as dsql } from 'drizzle-orm'
 import { db } from '../../../src/db/client'
 import { feedRunChunks, feedRuns } from '../../../src/db/schema'
 import { transaction } from '../../../src/db/tx'
@@ -7,7 +8,7 @@ import { eventually } from '../../support/eventually'
 import { sql, uniqueGtin } from '../../support/fixtures'
 
 /** A platform run of Open Food Facts whose one chunk holds these records (no job: the test writes it). */
-async function runWithChunk(gtins: string[]) {
+async function runWithChunk(gtins: string[], poisoned: (n: number) => boolean = () => false) {
   const [run] = await db
     .insert(feedRuns)
     .values({ source: 'off', format: 'off_jsonl', file: 'concurrent.jsonl', path: '/nowhere/concurrent.jsonl' })
@@ -18,7 +19,8 @@ async function runWithChunk(gtins: string[]) {
     payload: gtins.map((gtin14, n) => ({
       gtin14,
       reading: 'ean13',
-      version: 1,
+      // a version past bigint's range: refused by the feed records' column, so the chunk is bisected
+      version: poisoned(n) ? 1e20 : 1,
       fields: { product_name: `Concurrent Oats ${n}` },
       line: n + 1,
     })),
@@ -27,9 +29,9 @@ async function runWithChunk(gtins: string[]) {
   return run!.id
 }
 
-/** Whether some backend waits for another transaction (a row or index entry it wrote and holds). */
-const someoneWaits = async () =>
-  (await sql(`select 1 from pg_locks where locktype = 'transactionid' and not granted`)).length > 0
+/** Whether some backend waits for the transaction of backend `pid` (a row or index entry it wrote and holds). */
+const someoneWaitsFor = async (pid: number) =>
+  (await sql(`select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))`, [pid])).length > 0
 
 // New products, their feed records and search marks are inserted plainly (no ON CONFLICT): the chunk
 // read them as absent. When a concurrent chunk of another run made the same products first, the
@@ -47,14 +49,16 @@ describe('two runs writing the same new products at once', () => {
       firstWritten = resolve
     })
     // the first chunk writes and holds its transaction open until the second waits for it
+    let firstPid = 0
     const a = transaction(async (tx) => {
       await writeChunk(tx, first, 1)
+      firstPid = (await tx.execute<{ pid: number }>(dsql`select pg_backend_pid() as pid`)).rows[0]!.pid
       firstWritten()
       await held
     })
     await written
     const b = transaction((tx) => writeChunk(tx, second, 1))
-    await eventually(someoneWaits, 20_000, 'the second chunk to wait for the first')
+    await eventually(() => someoneWaitsFor(firstPid), 20_000, 'the second chunk to wait for the first')
     release()
     await a
     expect(await b).toBe(true)
@@ -96,4 +100,31 @@ describe('two runs writing the same new products at once', () => {
       rejected: 0,
     })
   })
+})
+
+describe('a chunk bisected around refused records', () => {
+  test('its halves write without a savepoint of their own each: the subtransactions stay in the cache', async () => {
+    // 8 refused records spread over 256: about 40 halves written (each a savepoint); with the plain
+    // inserts' two savepoints more each they were about 120, past PostgreSQL's 64 cached per backend
+    const gtins = Array.from({ length: 256 }, () => `0${uniqueGtin()}`).sort()
+    const run = await runWithChunk(gtins, (n) => n % 32 === 5)
+    const state = await transaction(async (tx) => {
+      await writeChunk(tx, run, 1)
+      const [subxact] = (
+        await tx.execute<{ subxact_count: number; subxact_overflowed: boolean }>(dsql`
+          select (pg_stat_get_backend_subxact(b)).* from pg_stat_get_backend_idset() b
+          where pg_stat_get_backend_pid(b) = pg_backend_pid()`)
+      ).rows
+      return subxact!
+    })
+    expect(state.subxact_overflowed).toBe(false)
+    expect(state.subxact_count).toBeLessThan(64)
+    const [chunk] = await sql<{ created: number; rejected: number }>(
+      'select created, rejected from feed_run_chunks where run_id = $1',
+      [run],
+    )
+    expect(chunk).toEqual({ created: 248, rejected: 8 })
+    const made = await sql<{ n: number }>('select count(*)::int as n from products where gtin = any($1)', [gtins])
+    expect(made[0]!.n).toBe(248)
+  }, 60_000)
 })
