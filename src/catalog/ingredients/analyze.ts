@@ -237,8 +237,7 @@ function spansOf(masked: string, { from, to }: Folded, label: string): Span[] {
   }
   let start = 0
   for (const m of masked.matchAll(SPAN_BREAKS)) {
-    // nothing between two breaks, no span: a blanked-out part (the trace copy of a label without
-    // trace statements is all breaks) was one slice and three regular expressions a character
+    // nothing between two breaks, no span (a blanked-out part cost a slice and three regexes a character)
     if (m.index > start) cut(start, m.index)
     start = m.index + m[0].length
   }
