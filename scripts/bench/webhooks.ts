@@ -9,7 +9,7 @@
 // at the service's concurrency (10 per endpoint), no database in between. Before its last line it
 // prints the CPU each part used per delivery in the burst, and the load average.
 
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { cpuSecondsOf, startBenchServer } from './server'
@@ -73,13 +73,35 @@ function postgresCpuSeconds() {
       }
   return total
 }
+/**
+ * The service's CPU seconds so far by thread name (its JavaScript thread, the JIT's, the HTTP
+ * client's, the collector's…): which of them a change moves. The service is this process's child
+ * (as is the embedded PostgreSQL, whose postmaster is left out).
+ */
+function serviceThreads(): Map<string, number> {
+  const byName = new Map<string, number>()
+  for (const task of readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').split(' '))
+    if (task.trim() && Number(task) !== postmaster)
+      for (const thread of readdirSync(`/proc/${task.trim()}/task`))
+        try {
+          const name = readFileSync(`/proc/${task.trim()}/task/${thread}/comm`, 'utf8').trim()
+          const fields = readFileSync(`/proc/${task.trim()}/task/${thread}/stat`, 'utf8').split(') ')[1]!.split(' ')
+          byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100)
+        } catch {
+          // the thread ended between the listing and the read
+        }
+  return byName
+}
 /** CPU seconds each part used while `work` ran: the service, PostgreSQL, this process (emitter and receiver). */
 async function measured<T>(work: () => Promise<T>) {
+  const threadsBefore = serviceThreads()
   const before = [bench.cpuSeconds(), postgresCpuSeconds(), process.cpuUsage()] as const
   const result = await work()
   const self = process.cpuUsage(before[2])
+  const threads = [...serviceThreads()].map(([name, s]) => [name, s - (threadsBefore.get(name) ?? 0)] as const)
   return {
     result,
+    threads: threads.filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]),
     cpu: {
       service: bench.cpuSeconds() - before[0],
       postgres: postgresCpuSeconds() - before[1],
@@ -170,7 +192,7 @@ console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints (receiver on l
 await run('warm-up', 500, 0)
 const paced = await run(`paced ${RATE}/s`, EVENTS, RATE)
 const profile = await statementProfile(db.$client)
-const { result: burst, cpu } = await measured(() => run('burst', EVENTS, 0))
+const { result: burst, cpu, threads } = await measured(() => run('burst', EVENTS, 0))
 await profile?.(EVENTS, 'delivery')
 const servicePosts = posts
 const bare = await floor(EVENTS)
@@ -191,6 +213,9 @@ console.log(
   `burst CPU per delivery: service ${perDelivery(cpu.service)}, PostgreSQL ${perDelivery(cpu.postgres)}, bench (emitter and receiver) ${perDelivery(cpu.bench)}; load average ${loadavg()
     .map((n) => n.toFixed(1))
     .join(' ')}`,
+)
+console.log(
+  `burst service CPU per delivery by thread: ${threads.map(([name, s]) => `${name} ${perDelivery(s)}`).join(', ')}`,
 )
 const errors = (await Bun.file(bench.logFile).text()).split('\n').filter((l) => /"level":(50|60)/.test(l))
 if (errors.length) console.log(`${errors.length} errors in the server log, the first:\n${errors[0]}`)
