@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { getTableColumns, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
 import { arrayParam } from '../db/params'
@@ -96,42 +96,49 @@ export async function dispatchEvents(subscribers: readonly Subscriber[], batches
   }
 }
 
+/** An event as the consume statement returns it (`created` in epoch milliseconds). */
+type EventRow = Omit<DomainEvent, 'created' | 'data'> & { data: Record<string, unknown>; created: number }
+
 /**
  * Records `eventIds` as consumed by `s` in its transaction and returns those it had not consumed
- * before. A plain insert first, in a savepoint; only when one of them was recorded already (a job run
+ * before, read from `events` in the same statement (their bodies only when `s` reads them), oldest
+ * first. A plain insert first, in a savepoint; only when one of them was recorded already (a job run
  * again, a rare case) is the insert made again skipping those. ON CONFLICT's speculative insertion
  * doubled the cost of every insert (2,000 records: 10.3-10.8 ms against 4.8-5.0 ms), and the same
  * rule as a NOT EXISTS filter was planned as a hash anti-join over every record of the consumer.
+ *
+ * One statement, not the insert and then a read of the events it returned: a round trip fewer, and
+ * the ids are not sent back to be sent again. The events are read by one scan of their primary key
+ * for an array computed once (joined to the inserted ids, the plan could read the whole table), and
+ * `created` comes as epoch milliseconds: parsing PostgreSQL's text form of a time was most of the
+ * service's cost of reading a row (3.9 against about 1.5 µs a row, 10,000 rows).
  */
-async function recordConsumed(tx: Tx, s: Subscriber, eventIds: string[]): Promise<string[]> {
-  const insert = (skipRecorded: boolean) => sql`insert into event_consumptions (consumer, event_id)
+async function consumeFresh(tx: Tx, s: Subscriber, eventIds: string[]): Promise<DomainEvent[]> {
+  const consume = (skipRecorded: boolean) => sql`with fresh as (
+      insert into event_consumptions (consumer, event_id)
       select ${s.name}, id from unnest(${arrayParam(eventIds, 'uuid')}) as e(id)
-      ${skipRecorded ? sql`on conflict do nothing` : sql``} returning event_id`
-  let rows: { event_id: string }[]
+      ${skipRecorded ? sql`on conflict do nothing` : sql``} returning event_id)
+    select v.id, v.event_type as "eventType", v.organization_id as "organizationId",
+      ${s.withData ? sql`v.data` : sql`'{}'::jsonb`} as data, v.subject_id as "subjectId",
+      (extract(epoch from v.created) * 1000)::float8 as created, v.trace_parent as "traceParent"
+    from events v where v.id = any(array(select event_id from fresh))
+    order by v.created, v.id`
+  let rows: EventRow[]
   try {
-    rows = (await inSavepoint(tx, () => tx.execute<{ event_id: string }>(insert(false)))).rows
+    rows = (await inSavepoint(tx, () => tx.execute<EventRow>(consume(false)))).rows
   } catch (err) {
     if (!isUniqueViolation(err)) throw err
-    rows = (await tx.execute<{ event_id: string }>(insert(true))).rows
+    rows = (await tx.execute<EventRow>(consume(true))).rows
   }
-  return rows.map((r) => r.event_id)
+  return rows.map((r) => storedEvent({ ...r, created: new Date(r.created) }))
 }
 
 /** Runs a subscriber on the events it has not yet succeeded on, in one transaction; returns how many ran. */
 export function consumeEvents(s: Subscriber, eventIds: string[]): Promise<number> {
   return db.transaction(async (tx) => {
-    const fresh = await recordConsumed(tx, s, eventIds)
-    if (fresh.length === 0) return 0
     // an event's body is its largest part: a feed chunk's thousands of resources
-    const rows = await tx
-      .select({
-        ...getTableColumns(events),
-        ...(s.withData ? {} : { data: sql<Record<string, unknown>>`'{}'::jsonb` }),
-      })
-      .from(events)
-      .where(sql`${events.id} = any(${arrayParam(fresh, 'uuid')})`)
-      .orderBy(events.created, events.id)
-    if (rows.length) await s.handle(tx, rows.map(storedEvent))
-    return rows.length
+    const fresh = await consumeFresh(tx, s, eventIds)
+    if (fresh.length) await s.handle(tx, fresh)
+    return fresh.length
   })
 }
