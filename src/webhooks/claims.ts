@@ -45,7 +45,8 @@ export type ClaimRow = {
   deleted: boolean
   event_id: string
   event_type: EventType
-  event_created: Date
+  /** epoch milliseconds */
+  event_created: number
   organization_id: string | null
   subject_id: string
   data: unknown
@@ -70,7 +71,7 @@ export const toClaim = (r: ClaimRow): Claim => ({
   event: {
     id: r.event_id,
     eventType: r.event_type,
-    created: r.event_created,
+    created: new Date(r.event_created),
     organizationId: r.organization_id,
     subjectId: r.subject_id,
     data: r.data,

@@ -184,7 +184,10 @@ const CLAIM_TEXT = `
     select c.delivery_id as id, l.slot, l.token as job_token, c.attempts,
       e.id as endpoint_id, e.url, e.signing_secret, e.previous_secret, e.rotated_at, e.is_active,
       e.deleted_at is not null as deleted,
-      v.id as event_id, v.event_type, v.created as event_created, v.organization_id, v.subject_id, v.data,
+      -- epoch milliseconds: parsing PostgreSQL's text form of a time cost the service more than the
+      -- rest of the row's fields together
+      v.id as event_id, v.event_type, (extract(epoch from v.created) * 1000)::float8 as event_created,
+      v.organization_id, v.subject_id, v.data,
       v.trace_parent
     from leased l
     join chosen c on c.delivery_id = l.delivery_id
