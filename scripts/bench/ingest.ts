@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util'
 import { createGunzip, createGzip } from 'node:zlib'
 import { from as copyFrom } from 'pg-copy-streams'
 import { gs1CheckDigit } from '../../src/shared/gs1'
+import { serverPid, watchImport } from './import-activity'
 import { cpuSecondsOf, startBenchServer } from './server'
 import { statementProfile } from './statements'
 
@@ -118,6 +119,7 @@ function databaseCpuSeconds(): number {
 
 const profile = await statementProfile(pool)
 const cpuBefore = { server: bench.cpuSeconds(), database: databaseCpuSeconds() }
+const activity = watchImport(pool, serverPid())
 started = performance.now()
 const run = await createRun(bench.database.db, null, { source: 'off', path: file })
 const id = parseId(run.id)!
@@ -137,6 +139,7 @@ while (status.status === 'queued' || status.status === 'running') {
 }
 const seconds = (performance.now() - started) / 1000
 const cpu = { server: bench.cpuSeconds() - cpuBefore.server, database: databaseCpuSeconds() - cpuBefore.database }
+const activityLines = activity.report()
 await profile?.(ROWS, 'row')
 
 // (c) searchable: the search feature's pending documents drained, then a sample found by the API
@@ -181,6 +184,7 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(' ')})`,
 )
+for (const line of activityLines) console.log(line)
 row('catalog floor rows/s', floorRate.toFixed(0), '(floor)', true)
 row('share of the floor', `${percentOfFloor.toFixed(0)} %`, '>= 50 %', percentOfFloor >= 50)
 row('searchable after import s', searchableSeconds.toFixed(1), '<= 120', searchableSeconds <= 120)
