@@ -138,8 +138,25 @@ async function bulkHeldFor(): Promise<number> {
   return Math.max(0, Math.min(BULK_QUIET_SECONDS - held.quiet, BULK_MAX_WAIT_SECONDS - held.waited))
 }
 
-/** How many sets a drain step looks at (locked until it commits) to fill DRAIN_BATCH. */
-const SETS_PER_STEP = 8
+/**
+ * The oldest sets that fit in DRAIN_BATCH ids (the first whatever its size), taken one by one:
+ * each lock is a set the step takes, so another drain step skips only what this one drains.
+ */
+async function takeSets(tx: Tx) {
+  const sets: { collection: Collection; ids: string[]; size: number }[] = []
+  for (let room = DRAIN_BATCH; room > 0; ) {
+    const [set] = (
+      await tx.execute<{ collection: Collection; ids: string[]; size: number }>(sql`delete from search_bulk_marks m
+        where m.id = (select id from search_bulk_marks ${sets.length ? sql`where size <= ${room}` : sql``}
+          order by marked, id limit 1 for update skip locked)
+        returning m.collection, m.ids::text[] as ids, m.size`)
+    ).rows
+    if (!set) break
+    sets.push(set)
+    room -= set.size
+  }
+  return sets
+}
 
 /**
  * Takes the oldest marks of one kind, up to DRAIN_BATCH rows (bulk: whole sets, at least one),
@@ -147,13 +164,7 @@ const SETS_PER_STEP = 8
  */
 async function takeMarks(tx: Tx, bulk: boolean): Promise<{ taken: number; byCollection: Map<Collection, string[]> }> {
   const rows = bulk
-    ? (
-        await tx.execute<{ collection: Collection; ids: string[] }>(sql`with s as (
-            select id, size, marked from search_bulk_marks order by marked, id limit ${SETS_PER_STEP} for update skip locked),
-          t as (select id, size, sum(size) over (order by marked, id) as upto from s)
-          delete from search_bulk_marks m using t where m.id = t.id and (t.upto <= ${DRAIN_BATCH} or t.upto = t.size)
-          returning m.collection, m.ids::text[] as ids`)
-      ).rows
+    ? await takeSets(tx)
     : (
         await tx.execute<{ collection: Collection; id: string }>(sql`delete from search_index_pending m
           where (m.collection, m.id) in (select collection, id from search_index_pending
