@@ -307,10 +307,11 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[], plainF
 }
 
 /**
- * The feed records of the changed records: what this runner's source now says of each key. A key
- * the chunk read as absent is inserted plainly (ON CONFLICT makes every row a speculative
- * insertion), in a savepoint; only when another transaction recorded one meanwhile (23505) are they
- * written as the known keys are, by an upsert.
+ * The feed records of the changed records: what this runner's source now says of each key, in key
+ * order. When the chunk read every key as absent (a first import), they are inserted plainly (ON
+ * CONFLICT makes every row a speculative insertion), in a savepoint; only when another transaction
+ * recorded one meanwhile (23505) are they written again by an upsert. When it knew some, all are
+ * one upsert.
  */
 async function writeFeedRecords(
   tx: Tx,
@@ -339,10 +340,16 @@ async function writeFeedRecords(
         full_run_id = coalesce(excluded.full_run_id, feed_records.full_run_id)`
           : sql``
       }`
-  const fresh = changed.filter((r) => !isKnown(r.key))
-  const known = changed.filter((r) => isKnown(r.key))
-  if (known.length) await tx.execute(write(known, true))
-  if (fresh.length === 0) return
+  // in key order: two chunks of one runner lock the records they share in the same order
+  const sorted = changed.toSorted((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  const fresh = sorted.filter((r) => !isKnown(r.key))
+  // Known and fresh keys together are one upsert: written as two statements, each in key order, two
+  // chunks that read a key differently (another run recorded it between their reads) took the rows'
+  // locks in two different orders, and could deadlock (40P01, the chunk retried whole)
+  if (fresh.length < sorted.length) {
+    await tx.execute(write(sorted, true))
+    return
+  }
   if (!plainFirst) {
     await tx.execute(write(fresh, true))
     return

@@ -74,7 +74,8 @@ export const products = pgTable(
     netContent: varchar({ length: 100 }).notNull().default(''),
     netContentValue: doublePrecision(),
     netContentUom: varchar({ length: 3 }).$type<(typeof UOMS)[number] | ''>(),
-    ownerId: uuid().references(() => organizations.id, { onDelete: 'set null' }),
+    /** No foreign key (migration 0038): checked per statement, set null by trigger when its organization goes. */
+    ownerId: uuid(),
     claimVerificationStatus: claimStatus(),
     length: doublePrecision(),
     width: doublePrecision(),
@@ -106,7 +107,8 @@ export const products = pgTable(
     recallReason: text(),
     recalledAt: timestamp({ withTimezone: true, mode: 'date' }),
     recallUrl: varchar({ length: 2048 }),
-    recalledBy: uuid().references(() => organizations.id, { onDelete: 'set null' }),
+    /** No foreign key (migration 0038), as owner_id. */
+    recalledBy: uuid(),
     created: created(),
     modified: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'bun:test'
 import { sql as dsql } from 'drizzle-orm'
 import { db } from '../../../src/db/client'
-import { feedRunChunks, feedRuns } from '../../../src/db/schema'
+import { feedRunChunks, feedRuns, NIL_SCOPE } from '../../../src/db/schema'
 import { transaction } from '../../../src/db/tx'
 import { writeChunk } from '../../../src/feeds/chunks'
 import { eventually } from '../../support/eventually'
 import { sql, uniqueGtin } from '../../support/fixtures'
 
 /** A platform run of Open Food Facts whose one chunk holds these records (no job: the test writes it). */
-async function runWithChunk(gtins: string[], poisoned: (n: number) => boolean = () => false) {
+async function runWithChunk(gtins: string[], poisoned: (n: number) => boolean = () => false, name = 'Concurrent') {
   const [run] = await db
     .insert(feedRuns)
     .values({ source: 'off', format: 'off_jsonl', file: 'concurrent.jsonl', path: '/nowhere/concurrent.jsonl' })
@@ -21,7 +21,7 @@ async function runWithChunk(gtins: string[], poisoned: (n: number) => boolean = 
       reading: 'ean13',
       // a version past bigint's range: refused by the feed records' column, so the chunk is bisected
       version: poisoned(n) ? 1e20 : 1,
-      fields: { product_name: `Concurrent Oats ${n}` },
+      fields: { product_name: `${name} Oats ${n}` },
       line: n + 1,
     })),
     read: gtins.length,
@@ -126,5 +126,52 @@ describe('a chunk bisected around refused records', () => {
     expect(chunk).toEqual({ created: 248, rejected: 8 })
     const made = await sql<{ n: number }>('select count(*)::int as n from products where gtin = any($1)', [gtins])
     expect(made[0]!.n).toBe(248)
+  }, 60_000)
+})
+
+// A chunk's feed records are written in key order in one statement when some of its keys were
+// recorded before and some not. Written as two statements (the known keys' upsert, then the new
+// keys' insert), a chunk locked a later key before an earlier one; a writer of the same records
+// taking them in key order then deadlocked with it (40P01, the chunk retried whole).
+describe('feed records known and new in one chunk', () => {
+  test('are written in key order: a writer holding an earlier key and then taking a later one does not deadlock', async () => {
+    const [earlier, later] = [`0${uniqueGtin()}`, `0${uniqueGtin()}`].sort()
+    // the later key recorded by an earlier run of the runner; the earlier one not yet
+    const first = await runWithChunk([later!])
+    expect(await transaction((tx) => writeChunk(tx, first, 1))).toBe(true)
+    const [record] = await sql<{ product_id: string }>(`select product_id from feed_records where key = $1`, [later])
+    const run = await runWithChunk([earlier!, later!], () => false, 'Renamed')
+    // another writer records the earlier key and holds it, uncommitted
+    const other = await db.$client.connect()
+    try {
+      await other.query('begin')
+      const { rows } = await other.query<{ pid: number }>('select pg_backend_pid() as pid')
+      await other.query(
+        `insert into feed_records (source, scope, contributor_id, key, gtin, product_id, content_hash, reading, last_run_id)
+         values ('open_food_facts', $1::uuid, $1::uuid, $2::text, $2::text, $3::uuid, 'other', 'ean13', gen_random_uuid())`,
+        [NIL_SCOPE, earlier, record!.product_id],
+      )
+      const chunk = transaction((tx) => writeChunk(tx, run, 1)).then(
+        () => 'written',
+        // a query error's SQLSTATE is its cause's (40P01: a deadlock)
+        (err: { code?: string; cause?: { code?: string } }) => err.cause?.code ?? err.code ?? String(err),
+      )
+      await eventually(() => someoneWaitsFor(rows[0]!.pid), 20_000, 'the chunk to wait for the earlier key')
+      // then it takes the later key, as a writer in key order does
+      await other.query(`set local lock_timeout = '10s'`)
+      await other.query(`update feed_records set content_hash = 'other' where key = $1`, [later])
+      await other.query('commit')
+      expect(await chunk).toBe('written')
+    } finally {
+      other.release()
+    }
+    const records = await sql<{ key: string; last_run_id: string }>(
+      'select key, last_run_id from feed_records where key = any($1) order by key',
+      [[earlier, later]],
+    )
+    expect(records).toEqual([
+      { key: earlier!, last_run_id: run },
+      { key: later!, last_run_id: run },
+    ])
   }, 60_000)
 })
