@@ -192,7 +192,16 @@ console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints (receiver on l
 await run('warm-up', 500, 0)
 const paced = await run(`paced ${RATE}/s`, EVENTS, RATE)
 const profile = await statementProfile(db.$client)
+// the WAL the cluster wrote during the burst (every process's): what each delivery's logged rows cost
+const walStats = async () =>
+  (
+    await db.$client.query<{ records: string; fpi: string; bytes: string }>(
+      'select wal_records as records, wal_fpi as fpi, wal_bytes as bytes from pg_stat_wal',
+    )
+  ).rows[0]!
+const walBefore = await walStats()
 const { result: burst, cpu, threads } = await measured(() => run('burst', EVENTS, 0))
+const walAfter = await walStats()
 await profile?.(EVENTS, 'delivery')
 const servicePosts = posts
 const bare = await floor(EVENTS)
@@ -213,6 +222,10 @@ console.log(
   `burst CPU per delivery: service ${perDelivery(cpu.service)}, PostgreSQL ${perDelivery(cpu.postgres)}, bench (emitter and receiver) ${perDelivery(cpu.bench)}; load average ${loadavg()
     .map((n) => n.toFixed(1))
     .join(' ')}`,
+)
+const walPer = (k: 'records' | 'fpi' | 'bytes') => ((Number(walAfter[k]) - Number(walBefore[k])) / EVENTS).toFixed(1)
+console.log(
+  `burst WAL per delivery: ${walPer('records')} records, ${walPer('fpi')} full-page images, ${walPer('bytes')} bytes`,
 )
 console.log(
   `burst service CPU per delivery by thread: ${threads.map(([name, s]) => `${name} ${perDelivery(s)}`).join(', ')}`,
