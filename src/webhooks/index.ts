@@ -6,6 +6,7 @@ import { startDispatcher } from './dispatcher'
 import { fanOutAtCommit, fanOutSubscriber } from './fan-out'
 import { fanOutQueue } from './queues'
 import { webhookRoutes } from './routes'
+import { rebuildLostSchedule } from './schedule-rebuild'
 
 export { recoverEndpoint, recoverySince } from './deliveries'
 export { verifyWebhookSignature } from './signature'
@@ -18,6 +19,10 @@ export const webhooks = defineFeature({
   subscribers: [fanOutSubscriber],
   atCommit: [fanOutAtCommit],
   // Webhook attempts: shares per organization and per endpoint, circuit breakers; every worker
-  // process runs a dispatcher, and the returned function stops it
-  startInWorkers: async () => startDispatcher(),
+  // process runs a dispatcher, after rebuilding the schedule if a crash emptied it, and the returned
+  // function stops it
+  startInWorkers: async () => {
+    await rebuildLostSchedule()
+    return startDispatcher()
+  },
 })
