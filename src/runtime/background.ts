@@ -27,9 +27,10 @@ export function routeEmitsOf(features: readonly Feature[]) {
 }
 
 /**
- * Background parts of a serving process: its emits routed (routeEmitsOf), what the features start (caches listening for changes),
- * the notification listener, pg-boss with every queue created and, for workers, the features'
- * workers, subscribers and worker services. Resolves to a function that stops them.
+ * Background parts of a serving process: its emits routed (routeEmitsOf), what the features start
+ * (caches listening for changes), the notification listener, pg-boss with every queue created and,
+ * for workers, the features' workers, subscribers and worker services. Resolves to a function that
+ * stops them.
  */
 export async function startBackground(
   config: Config,

@@ -11,8 +11,8 @@ export type ServeRoutes = (app: () => AnyElysia) => Record<string, unknown>
 /**
  * What a feature declares in its index.ts, the one place its wiring is written: the HTTP plugins it
  * serves, the queues it declares (its queues.ts), a worker for each of them, its event subscribers
- * (and the at-commit form of some), and what every serving process starts for it. src/features.ts lists the features; the app, the
- * worker runtime and the CLI read that list.
+ * (and the at-commit form of some), and what every serving process starts for it. src/features.ts
+ * lists the features; the app, the worker runtime and the CLI read that list.
  */
 export type Feature = {
   name: string
