@@ -26,7 +26,8 @@ export async function startBenchServer(
   process.env.DATA_DIR = dataDir
   process.env.LOG_LEVEL ??= 'warn'
   const { config } = await import('../../src/config')
-  const { openDatabase } = await import('../../src/runtime')
+  const { openDatabase, routeEmitsOf } = await import('../../src/runtime')
+  const { features } = await import('../../src/features')
   const { freePort, waitForHealth } = await import('../../test/support/process')
   const database = await openDatabase(config, poolSize)
 
@@ -51,9 +52,11 @@ export async function startBenchServer(
   const exited = new Promise((done) => server.on('exit', done))
   const base = `http://127.0.0.1:${port}`
   await waitForHealth(base)
-  // this process writes through the services too (seed data), and their events go through pg-boss
+  // this process writes through the services too (seed data, the webhook bench's events): their
+  // events go the way the server's do (at-commit hooks, then pg-boss), so no work leaves the measure
   const { startBoss, stopBoss } = await import('../../src/db/boss')
   await startBoss(database.url, false, config.SCHEDULE_INTERVAL_SECONDS)
+  routeEmitsOf(features)
   return {
     base,
     database,

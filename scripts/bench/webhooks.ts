@@ -192,7 +192,14 @@ console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints (receiver on l
 await run('warm-up', 500, 0)
 const paced = await run(`paced ${RATE}/s`, EVENTS, RATE)
 const profile = await statementProfile(db.$client)
+// the WAL the cluster wrote during the burst (every process's): what each delivery's logged rows
+// cost. From the WAL position, exact; pg_stat_wal's counts lag (a busy backend reports them about
+// once a second), and read around a burst of two seconds they missed most of it
+const walPosition = async () =>
+  (await db.$client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn
+const walBefore = await walPosition()
 const { result: burst, cpu, threads } = await measured(() => run('burst', EVENTS, 0))
+const walAfter = await walPosition()
 await profile?.(EVENTS, 'delivery')
 const servicePosts = posts
 const bare = await floor(EVENTS)
@@ -214,6 +221,11 @@ console.log(
     .map((n) => n.toFixed(1))
     .join(' ')}`,
 )
+const lsnBytes = (lsn: string) => {
+  const [high, low] = lsn.split('/')
+  return Number.parseInt(high!, 16) * 2 ** 32 + Number.parseInt(low!, 16)
+}
+console.log(`burst WAL per delivery: ${((lsnBytes(walAfter) - lsnBytes(walBefore)) / EVENTS).toFixed(0)} bytes`)
 console.log(
   `burst service CPU per delivery by thread: ${threads.map(([name, s]) => `${name} ${perDelivery(s)}`).join(', ')}`,
 )

@@ -12,8 +12,11 @@ export async function withDatabase<T>(
   work: (database: Database, boss: PgBoss | null) => Promise<T>,
 ): Promise<T> {
   const { config } = await import('../../src/config')
-  const { openDatabase } = await import('../../src/runtime')
+  const { openDatabase, routeEmitsOf } = await import('../../src/runtime')
   const { startBoss, stopBoss } = await import('../../src/db/boss')
+  const { features } = await import('../../src/features')
+  // a command's events go the way the server's do (the webhook fan-out in their own transaction)
+  routeEmitsOf(features)
   // a command joins the running server's embedded cluster, or starts (and stops) one of its own
   const database = await openDatabase(config, poolSize, 'command')
   try {

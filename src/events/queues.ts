@@ -10,10 +10,18 @@ export type EventJobData = { eventIds: string[] } | { eventId: string }
 export const eventIdsOf = (data: EventJobData) => ('eventIds' in data ? data.eventIds : [data.eventId])
 
 /**
- * One job per `emit`, sent in the events' own transaction: events exist and are dispatched if and
- * only if their change commits. The job's id is its first event's, so dispatching it again is a no-op.
+ * The subscribers whose at-commit hooks (at-commit.ts) handled a dispatch job's events in their
+ * emitting transaction: dispatch does not send them those events. Absent in jobs sent before the
+ * hooks existed, or by a process that routed none: every subscriber gets its events then.
  */
-export const dispatchQueue = defineQueue<EventJobData & TraceCarrier>('events.dispatch', {
+export type HandledAtCommit = { atCommit?: string[] }
+
+/**
+ * One job per `emit` (of the events some subscriber takes by job), sent in the events' own
+ * transaction: events exist and are dispatched if and only if their change commits. The job's id is
+ * its first event's, so dispatching it again is a no-op.
+ */
+export const dispatchQueue = defineQueue<EventJobData & TraceCarrier & HandledAtCommit>('events.dispatch', {
   retryLimit: 10,
   retryDelay: 1,
   retryBackoff: true,

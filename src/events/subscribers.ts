@@ -68,12 +68,13 @@ function jobId(subscriber: string, dispatchJobId: string) {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
-/** One dispatch job: its id and the events it carries. */
-export type DispatchBatch = { id: string; eventIds: string[] }
+/** One dispatch job: its id, the events it carries, the subscribers that handled them at commit. */
+export type DispatchBatch = { id: string; eventIds: string[]; atCommit?: readonly string[] }
 
 /**
  * Dispatch: for each batch, one job per interested subscriber carrying the batch's events of its
- * types (idempotent: the job id is fixed by subscriber and batch).
+ * types (idempotent: the job id is fixed by subscriber and batch), but none for a subscriber whose
+ * at-commit hook handled the batch in its emitting transaction (at-commit.ts).
  */
 export async function dispatchEvents(subscribers: readonly Subscriber[], batches: DispatchBatch[]) {
   const rows = await db
@@ -89,6 +90,7 @@ export async function dispatchEvents(subscribers: readonly Subscriber[], batches
   for (const s of subscribers) {
     const types = new Set<string>(s.events)
     const jobs = batches.flatMap((batch) => {
+      if (batch.atCommit?.includes(s.name)) return []
       const mine = batch.eventIds.filter((id) => types.has(typeOf.get(id)!))
       return mine.length ? [{ id: jobId(s.name, batch.id), data: { eventIds: mine } }] : []
     })

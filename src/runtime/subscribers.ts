@@ -20,7 +20,7 @@ export const dispatchWorker = (subscribers: readonly Subscriber[]): Worker =>
     (jobs) =>
       dispatchEvents(
         subscribers,
-        jobs.map((j) => ({ id: j.id, eventIds: eventIdsOf(j.data) })),
+        jobs.map((j) => ({ id: j.id, eventIds: eventIdsOf(j.data), atCommit: j.data.atCommit })),
       ),
     { work: { batchSize: 100, ...eager } },
   )

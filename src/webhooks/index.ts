@@ -1,10 +1,12 @@
-// The webhooks feature: endpoints, the fan-out subscriber that turns events into deliveries, and
-// the dispatcher that sends them (claimed fairly from the deliveries table, not a pg-boss queue).
+// The webhooks feature: endpoints, the fan-out that turns events into deliveries as they are
+// emitted (and its subscriber, for events no hook fanned out), and the dispatcher that sends them
+// (claimed fairly from the deliveries table, not a pg-boss queue).
 import { defineFeature } from '../runtime/feature'
 import { startDispatcher } from './dispatcher'
-import { fanOutSubscriber } from './fan-out'
+import { fanOutAtCommit, fanOutSubscriber } from './fan-out'
 import { fanOutQueue } from './queues'
 import { webhookRoutes } from './routes'
+import { rebuildLostSchedule } from './schedule-rebuild'
 
 export { recoverEndpoint, recoverySince } from './deliveries'
 export { verifyWebhookSignature } from './signature'
@@ -13,8 +15,14 @@ export const webhooks = defineFeature({
   name: 'webhooks',
   routes: [webhookRoutes],
   queues: [fanOutQueue],
+  // the fan-out runs in the emitting transaction; its subscriber handles what no process's hook did
   subscribers: [fanOutSubscriber],
+  atCommit: [fanOutAtCommit],
   // Webhook attempts: shares per organization and per endpoint, circuit breakers; every worker
-  // process runs a dispatcher, and the returned function stops it
-  startInWorkers: async () => startDispatcher(),
+  // process runs a dispatcher, after rebuilding the schedule if a crash emptied it, and the returned
+  // function stops it
+  startInWorkers: async () => {
+    await rebuildLostSchedule()
+    return startDispatcher()
+  },
 })

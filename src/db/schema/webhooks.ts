@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, pgTable, primaryKey, text, uuid, varchar } from 'drizzle-orm/pg-core'
+import { boolean, check, index, integer, pgTable, primaryKey, text, uuid, varchar } from 'drizzle-orm/pg-core'
 import type { EventType } from '../../shared/event-types'
 import { organizations } from './accounts'
 import { at, created, id, metadata } from './columns'
@@ -81,7 +81,9 @@ export const webhookDeliveries = pgTable(
 /**
  * The deliveries still to go out (pending or retrying): one row each, inserted with the delivery,
  * deleted when it settles for good. `next_attempt_at` null: it waits for its endpoint to be switched
- * on. The dispatcher reads only this table and the leases to choose what to claim.
+ * on. The dispatcher reads only this table and the leases to choose what to claim. An unlogged
+ * table (migration 0039: no WAL for its two writes a delivery): emptied by PostgreSQL's crash
+ * recovery, it is rebuilt from the deliveries at a worker's start (webhooks/schedule-rebuild.ts).
  */
 export const webhookPendingDeliveries = pgTable(
   'webhook_pending_deliveries',
@@ -119,6 +121,16 @@ export const webhookLeases = pgTable(
     primaryKey({ columns: [table.endpointId, table.slot] }),
     index('webhook_leases_organization_idx').on(table.organizationId),
   ],
+)
+
+/**
+ * One row while the schedule above is whole (unlogged as well, so a crash empties both): a worker
+ * that finds it missing rebuilds the schedule, then writes it (migration 0039).
+ */
+export const webhookScheduleKept = pgTable(
+  'webhook_schedule_kept',
+  { kept: boolean().primaryKey().notNull().default(true) },
+  (table) => [check('webhook_schedule_kept_one_row', sql`${table.kept}`)],
 )
 
 /** Every HTTP attempt of a delivery: what came back and how long it took. */

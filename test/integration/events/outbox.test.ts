@@ -49,38 +49,60 @@ async function consumer(
 /** What the dispatch worker does with an emit's job, for this file's subscribers. */
 const dispatched = (ids: string[]) => dispatchEvents(subscribers, [{ id: ids[0]!, eventIds: ids }])
 
+/**
+ * An event a subscriber of the service's features takes by job (the resolver's announce), so that
+ * its emit sends a dispatch job: this process routes its emits (startBackground, in the preload),
+ * and an event no subscriber takes by job, such as webhook.test, is not dispatched at all.
+ */
+const dispatchedEvent = (subjectId: string): NewEvent<'resolution_rule.deleted'> => ({
+  eventType: 'resolution_rule.deleted',
+  organizationId: null,
+  subjectId,
+  data: { id: subjectId, outbox: 'test' } as never,
+})
+
 const dispatchJobs = (id: string) =>
   sql<{ n: number }>(`select count(*)::int n from pgboss.job where name = 'events.dispatch' and id = $1`, [id])
 
 describe('outbox: events and their dispatch commit with the change', () => {
   test('one emit of several events is one dispatch job carrying them all', async () => {
     const subject = crypto.randomUUID()
-    const ids = await transaction((tx) => emit(tx, event(subject), event(subject), event(subject)))
+    const ids = await transaction((tx) =>
+      emit(tx, dispatchedEvent(subject), dispatchedEvent(subject), dispatchedEvent(subject)),
+    )
     expect(ids).toHaveLength(3)
-    const jobs = await sql<{ id: string; data: { eventIds: string[] } }>(
+    const jobs = await sql<{ id: string; data: { eventIds: string[]; atCommit?: string[] } }>(
       `select id::text, data from pgboss.job where name = 'events.dispatch' and data->'eventIds' ? $1`,
       [ids[1]],
     )
-    expect(jobs).toEqual([{ id: ids[0]!, data: { eventIds: ids } }])
+    // the webhook fan-out's hook handled them in the emitting transaction: dispatch skips its subscriber
+    expect(jobs).toEqual([{ id: ids[0]!, data: { eventIds: ids, atCommit: ['webhooks.fan-out'] } }])
     const stored = await sql<{ id: string }>('select id from events where subject_id = $1 order by id', [subject])
     expect(stored.map((r) => r.id).sort()).toEqual([...ids].sort())
   })
 
   test('committed: the event and one dispatch job exist', async () => {
     const subject = crypto.randomUUID()
-    const [id] = await transaction((tx) => emit(tx, event(subject)))
+    const [id] = await transaction((tx) => emit(tx, dispatchedEvent(subject)))
     expect((await sql('select event_type, subject_id from events where id = $1', [id]))[0]).toEqual({
-      event_type: 'webhook.test',
+      event_type: 'resolution_rule.deleted',
       subject_id: subject,
     })
     expect((await dispatchJobs(id!))[0]!.n).toBe(1)
+  })
+
+  test('an event no subscriber takes by job is stored and not dispatched', async () => {
+    const subject = crypto.randomUUID()
+    const [id] = await transaction((tx) => emit(tx, event(subject)))
+    expect(await sql('select id from events where id = $1', [id])).toHaveLength(1)
+    expect((await dispatchJobs(id!))[0]!.n).toBe(0)
   })
 
   test('rolled back after emit: neither the event nor its dispatch exists', async () => {
     const subject = crypto.randomUUID()
     let emitted: string[] = []
     const failing = transaction(async (tx) => {
-      emitted = await emit(tx, event(subject), event(subject))
+      emitted = await emit(tx, dispatchedEvent(subject), dispatchedEvent(subject))
       throw new Error('the change failed after emitting')
     })
     expect(failing).rejects.toThrow('the change failed after emitting')

@@ -24,6 +24,24 @@ describe('shortuuid ids (Python shortuuid 1.x alphabet)', () => {
     }
   })
 
+  test('the fast encoder agrees with short-uuid on 100,000 random 128-bit values (time-ordered ids too)', () => {
+    const reference = createTranslator(SHORTUUID_ALPHABET)
+    const hex = (bytes: Uint8Array) => [...bytes].map((x) => x.toString(16).padStart(2, '0')).join('')
+    const mismatched: string[] = []
+    for (let i = 0; i < 100_000; i++) {
+      // any 128 bits, not only version-4 UUIDs: every word's full range, the top bit included
+      const h = i % 2 ? hex(crypto.getRandomValues(new Uint8Array(16))) : Bun.randomUUIDv7().replaceAll('-', '')
+      const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+      if (toShortId(uuid) !== reference.fromUUID(uuid)) mismatched.push(uuid)
+    }
+    expect(mismatched).toEqual([])
+  })
+
+  test('the encoder refuses what is not a UUID', () => {
+    expect(() => toShortId('6ca4f0f8-2508-4bac-b8f1-5d1e3da2247')).toThrow('not a UUID')
+    expect(() => toShortId('6ca4f0f8-2508-4bac-b8f1-5d1e3da2247g')).toThrow('not a UUID')
+  })
+
   test('every id is 22 characters of the alphabet', () => {
     for (let i = 0; i < 200; i++) {
       expect(toShortId(crypto.randomUUID())).toMatch(

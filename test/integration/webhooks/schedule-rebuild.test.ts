@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { drizzle } from 'drizzle-orm/node-postgres'
+import { migrate } from 'drizzle-orm/node-postgres/migrator'
+import pg from 'pg'
+import { toShortId } from '../../../src/shared/ids'
+import { eventually } from '../../support/eventually'
+import { ADMIN } from '../../support/fixtures'
+import { ownDatabase } from '../../support/own-database'
+import { startServer } from '../../support/process'
+import { startReceiver } from '../../support/receiver'
+
+// The schedule of deliveries still to go out is an unlogged table (migration 0039): PostgreSQL's
+// crash recovery empties it, with its marker. What recovery leaves is written here (the deliveries'
+// rows, an empty schedule and no marker); a service started on it rebuilds the schedule and sends
+// every delivery still to go out once, as its state says.
+const MIGRATIONS = join(import.meta.dir, '../../../src/db/migrations')
+const database = ownDatabase('hooks_rebuild')
+const receiver = startReceiver()
+let db: pg.Client
+let server: Awaited<ReturnType<typeof startServer>> | null = null
+
+beforeAll(async () => {
+  await database.create()
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 })
+  await migrate(drizzle(pool), { migrationsFolder: MIGRATIONS })
+  await pool.end()
+  db = new pg.Client({ connectionString: database.url })
+  await db.connect()
+}, 60_000)
+
+afterAll(async () => {
+  receiver.stop()
+  server?.kill('SIGTERM')
+  await server?.exited
+  await db?.end()
+  await database.drop()
+})
+
+const query = async <T>(text: string, params: unknown[] = []) => (await db.query(text, params)).rows as T[]
+
+test('a schedule emptied by crash recovery is rebuilt at start: each delivery still to go out is sent once, as its state says', async () => {
+  const [org] = await query<{ id: string }>(`insert into organizations (name) values ('Crashed') returning id`)
+  const endpoint = async (path: string, active: boolean, deleted = false) =>
+    (
+      await query<{ id: string }>(
+        `insert into webhook_endpoints (organization_id, url, signing_secret, event_types, is_active, deleted_at)
+         values ($1, $2, 'whsec_rebuild', '{product.recalled}', $3, case when $4 then now() end) returning id`,
+        [org!.id, `${receiver.url}/${path}`, active, deleted],
+      )
+    )[0]!.id
+  const on = await endpoint('on', true)
+  const off = await endpoint('off', false)
+  const gone = await endpoint('gone', true, true)
+  // a delivery as the service leaves it: its status, its attempts and when the last was made
+  const delivery = async (endpointId: string, status: string, attempts: number, lastAttempt: string | null) => {
+    const [event] = await query<{ id: string }>(
+      `insert into events (id, event_type, organization_id, subject_id, data)
+       values (gen_random_uuid(), 'product.recalled', $1, gen_random_uuid(), '{"n": 1}') returning id`,
+      [org!.id],
+    )
+    await query(
+      `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type, status, attempts, last_attempt_at)
+       values ($1, $2, $3, 'product.recalled', $4, $5, now() - $6::interval)`,
+      [org!.id, endpointId, event!.id, status, attempts, lastAttempt],
+    )
+    return event!.id
+  }
+  const fresh = await delivery(on, 'pending', 0, null)
+  const retryDue = await delivery(on, 'retrying', 1, '1 minute') // its 0.3 s retry delay has passed
+  const retryLater = await delivery(on, 'retrying', 2, '1 second') // its retry is an hour after its attempt
+  const parked = await delivery(off, 'pending', 0, null)
+  const deleted = await delivery(gone, 'pending', 0, null)
+  const settled = await delivery(on, 'succeeded', 1, '1 minute')
+  // what crash recovery leaves of the unlogged tables: nothing
+  expect(await query('select * from webhook_pending_deliveries')).toEqual([])
+  await query('delete from webhook_schedule_kept')
+
+  server = await startServer({
+    DATABASE_URL: database.url,
+    APP_ENV: 'development',
+    NODE_ENV: 'development',
+    WEBHOOK_RETRY_SCHEDULE: '0.3,3600,3600',
+    ADMIN_TOKEN: ADMIN['x-admin-token'],
+    LOG_LEVEL: 'warn',
+  })
+  const fullIds = new Map([fresh, retryDue, retryLater, parked, deleted, settled].map((id) => [toShortId(id), id]))
+  const received = (eventId: string) =>
+    receiver.received.filter((r) => r.event && fullIds.get(r.event.id) === eventId).length
+  const statusOf = async () =>
+    new Map(
+      (
+        await query<{ event_id: string; status: string; next_in_s: number | null; scheduled: boolean }>(
+          `select d.event_id, d.status, extract(epoch from p.next_attempt_at - now())::float8 as next_in_s,
+             p.delivery_id is not null as scheduled
+           from webhook_deliveries d left join webhook_pending_deliveries p on p.delivery_id = d.id
+           where d.organization_id = $1`,
+          [org!.id],
+        )
+      ).map((r) => [r.event_id, r]),
+    )
+  const rows = await eventually(
+    async () => {
+      const now = await statusOf()
+      return now.get(fresh)?.status === 'succeeded' &&
+        now.get(retryDue)?.status === 'succeeded' &&
+        now.get(deleted)?.status === 'cancelled'
+        ? now
+        : null
+    },
+    30_000,
+    'the rebuilt schedule to be sent',
+  )
+  expect(received(fresh)).toBe(1)
+  expect(received(retryDue)).toBe(1)
+  expect(rows.get(fresh)).toMatchObject({ scheduled: false })
+  // an hour after its last attempt, as the retry schedule says
+  expect(rows.get(retryLater)).toMatchObject({ status: 'retrying', scheduled: true })
+  expect(rows.get(retryLater)!.next_in_s).toBeGreaterThan(3000)
+  // waiting for its endpoint to be switched on, as a pause leaves it
+  expect(rows.get(parked)).toMatchObject({ status: 'pending', scheduled: true, next_in_s: null })
+  expect(rows.get(settled)).toMatchObject({ status: 'succeeded', scheduled: false })
+  for (const id of [retryLater, parked, deleted, settled]) expect(received(id)).toBe(0)
+  // the marker is back: a later start does not rebuild
+  expect(await query('select kept from webhook_schedule_kept')).toEqual([{ kept: true }])
+}, 90_000)
