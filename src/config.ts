@@ -91,6 +91,11 @@ const Env = t.Object({
    * the first step of WEBHOOK_RETRY_SCHEDULE, 30 s, as long as a first retry waits).
    */
   WEBHOOK_CIRCUIT_OPEN_SECONDS: t.Optional(t.Number({ minimum: 0.1, maximum: 24 * 3600 })),
+  /**
+   * Seconds between a worker's checks that the delivery schedule (an unlogged table) survived
+   * PostgreSQL: a crash recovery or a failover empties it while the workers keep running.
+   */
+  WEBHOOK_SCHEDULE_CHECK_SECONDS: t.Number({ minimum: 0.1, maximum: 3600, default: 10 }),
   /** Hours an endpoint may fail every delivery before it is switched off (5 days). */
   WEBHOOK_DISABLE_AFTER_HOURS: t.Number({ minimum: 0.01, maximum: 24 * 365, default: 120 }),
   LOG_LEVEL: t.Union(

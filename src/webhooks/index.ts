@@ -6,7 +6,7 @@ import { startDispatcher } from './dispatcher'
 import { fanOutAtCommit, fanOutSubscriber } from './fan-out'
 import { fanOutQueue } from './queues'
 import { webhookRoutes } from './routes'
-import { rebuildLostSchedule } from './schedule-rebuild'
+import { rebuildLostSchedule, watchSchedule } from './schedule-rebuild'
 
 export { recoverEndpoint, recoverySince } from './deliveries'
 export { verifyWebhookSignature } from './signature'
@@ -19,10 +19,16 @@ export const webhooks = defineFeature({
   subscribers: [fanOutSubscriber],
   atCommit: [fanOutAtCommit],
   // Webhook attempts: shares per organization and per endpoint, circuit breakers; every worker
-  // process runs a dispatcher, after rebuilding the schedule if a crash emptied it, and the returned
-  // function stops it
+  // process runs a dispatcher, after rebuilding the schedule if a crash emptied it (and checks for
+  // that again while it runs: PostgreSQL may recover without the workers restarting); the returned
+  // function stops both
   startInWorkers: async () => {
     await rebuildLostSchedule()
-    return startDispatcher()
+    const stopWatching = watchSchedule()
+    const stopDispatching = startDispatcher()
+    return async () => {
+      await stopWatching()
+      await stopDispatching()
+    }
   },
 })

@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm'
+import { config } from '../config'
+import { db } from '../db/client'
 import { arrayParam } from '../db/params'
 import { transaction } from '../db/tx'
 import { logger } from '../shared/logger'
@@ -22,6 +24,8 @@ const REBUILD_LOCK = 727_045 // advisory lock id: one rebuild at a time across w
  * the next worker's start. Returns how many deliveries it scheduled (0 when the schedule was whole).
  */
 export async function rebuildLostSchedule(): Promise<number> {
+  // the usual answer, without a transaction or the lock
+  if ((await db.execute(sql`select 1 from webhook_schedule_kept`)).rows.length > 0) return 0
   const scheduled = await transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${REBUILD_LOCK})`)
     const kept = await tx.execute(sql`select 1 from webhook_schedule_kept`)
@@ -46,4 +50,28 @@ export async function rebuildLostSchedule(): Promise<number> {
       'the webhook delivery schedule was lost (PostgreSQL recovered from a crash, or a standby was promoted): rebuilt from the deliveries still to go out',
     )
   return scheduled ?? 0
+}
+
+/**
+ * PostgreSQL can recover from a crash (or fail over) while the workers keep running and reconnect:
+ * the schedule is then empty until someone rebuilds it. Each worker looks for the marker every
+ * WEBHOOK_SCHEDULE_CHECK_SECONDS (one indexless read of a one-row table) and rebuilds when it is
+ * gone, so deliveries still to go out wait at most that long after PostgreSQL is back. A check that
+ * fails (PostgreSQL still down) is tried again at the next tick; a tick while one runs is skipped.
+ * Returns a function that stops the checks and waits for the one in progress.
+ */
+export function watchSchedule(seconds = config.WEBHOOK_SCHEDULE_CHECK_SECONDS): () => Promise<void> {
+  let checking: Promise<void> | null = null
+  const timer = setInterval(() => {
+    checking ??= rebuildLostSchedule()
+      .then(() => undefined)
+      .catch((err) => logger.warn({ err }, 'checking the webhook delivery schedule failed; checked again shortly'))
+      .finally(() => {
+        checking = null
+      })
+  }, seconds * 1000)
+  return async () => {
+    clearInterval(timer)
+    await checking
+  }
 }

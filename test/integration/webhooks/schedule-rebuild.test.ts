@@ -37,6 +37,8 @@ afterAll(async () => {
   await database.drop()
 })
 
+let orgId = ''
+let onEndpoint = ''
 const query = async <T>(text: string, params: unknown[] = []) => (await db.query(text, params)).rows as T[]
 
 test('a schedule emptied by crash recovery is rebuilt at start: each delivery still to go out is sent once, as its state says', async () => {
@@ -50,6 +52,8 @@ test('a schedule emptied by crash recovery is rebuilt at start: each delivery st
       )
     )[0]!.id
   const on = await endpoint('on', true)
+  orgId = org!.id
+  onEndpoint = on
   const off = await endpoint('off', false)
   const gone = await endpoint('gone', true, true)
   // a delivery as the service leaves it: its status, its attempts and when the last was made
@@ -81,6 +85,7 @@ test('a schedule emptied by crash recovery is rebuilt at start: each delivery st
     APP_ENV: 'development',
     NODE_ENV: 'development',
     WEBHOOK_RETRY_SCHEDULE: '0.3,3600,3600',
+    WEBHOOK_SCHEDULE_CHECK_SECONDS: '0.5',
     ADMIN_TOKEN: ADMIN['x-admin-token'],
     LOG_LEVEL: 'warn',
   })
@@ -124,3 +129,44 @@ test('a schedule emptied by crash recovery is rebuilt at start: each delivery st
   // the marker is back: a later start does not rebuild
   expect(await query('select kept from webhook_schedule_kept')).toEqual([{ kept: true }])
 }, 90_000)
+
+test('a schedule emptied while the service runs (PostgreSQL recovered, the workers did not restart) is rebuilt within its check interval', async () => {
+  expect(server).not.toBeNull()
+  const [event] = await query<{ id: string }>(
+    `insert into events (id, event_type, organization_id, subject_id, data)
+     values (gen_random_uuid(), 'product.recalled', $1, gen_random_uuid(), '{"n": 2}') returning id`,
+    [orgId],
+  )
+  // a delivery whose schedule row the recovery lost, and the rest of the schedule lost with it
+  await query(
+    `insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type)
+     values ($1, $2, $3, 'product.recalled')`,
+    [orgId, onEndpoint, event!.id],
+  )
+  const before = await query<{ n: number }>('select count(*)::int as n from webhook_pending_deliveries')
+  expect(before[0]!.n).toBeGreaterThan(0) // the first test's retry and parked delivery
+  await query('delete from webhook_pending_deliveries')
+  await query('delete from webhook_schedule_kept')
+
+  const short = toShortId(event!.id)
+  await eventually(
+    async () => receiver.received.some((r) => r.event?.id === short) || null,
+    30_000,
+    'the lost delivery to be sent without a restart',
+  )
+  await eventually(
+    async () => {
+      const [d] = await query<{ status: string }>('select status from webhook_deliveries where event_id = $1', [
+        event!.id,
+      ])
+      return d!.status === 'succeeded' || null
+    },
+    10_000,
+    'the delivery to be settled',
+  )
+  expect(receiver.received.filter((r) => r.event?.id === short).length).toBe(1)
+  // the others are scheduled again as they were, and the marker is back
+  expect(await query('select kept from webhook_schedule_kept')).toEqual([{ kept: true }])
+  const again = await query<{ n: number }>('select count(*)::int as n from webhook_pending_deliveries')
+  expect(again[0]!.n).toBe(before[0]!.n)
+}, 60_000)
