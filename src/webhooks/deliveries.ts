@@ -7,6 +7,7 @@ import type { EventType } from '../events/types'
 import { AppError, invalidField, notFound } from '../shared/errors'
 import { toShortId } from '../shared/ids'
 import { type PageQuery, paginate } from '../shared/pagination'
+import { requireWholeSchedule } from './schedule-rebuild'
 
 /** The channel a worker's dispatcher listens on: deliveries became due (sent at commit). */
 export const DUE_CHANNEL = 'webhook_deliveries_due'
@@ -254,6 +255,7 @@ export function recoverEndpoint(ex: Executor, organizationId: string, endpointId
     const endpoint = await liveEndpoint(tx, organizationId, endpointId)
     if (!endpoint) throw notFound('webhook endpoint')
     if (!endpoint.isActive) throw new AppError('conflict', 'the endpoint is switched off; switch it on first')
+    await requireWholeSchedule(tx)
     const rows = await tx.execute<{ delivery_id: string }>(sql`
       with delivery as (
         insert into webhook_deliveries (organization_id, endpoint_id, event_id, event_type)

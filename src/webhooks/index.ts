@@ -6,7 +6,7 @@ import { startDispatcher } from './dispatcher'
 import { fanOutAtCommit, fanOutSubscriber } from './fan-out'
 import { fanOutQueue } from './queues'
 import { webhookRoutes } from './routes'
-import { rebuildLostSchedule, watchSchedule } from './schedule-rebuild'
+import { watchSchedule } from './schedule-rebuild'
 
 export { recoverEndpoint, recoverySince } from './deliveries'
 export { verifyWebhookSignature } from './signature'
@@ -19,11 +19,10 @@ export const webhooks = defineFeature({
   subscribers: [fanOutSubscriber],
   atCommit: [fanOutAtCommit],
   // Webhook attempts: shares per organization and per endpoint, circuit breakers; every worker
-  // process runs a dispatcher, after rebuilding the schedule if a crash emptied it (and checks for
-  // that again while it runs: PostgreSQL may recover without the workers restarting); the returned
+  // process runs a dispatcher and checks that the schedule survived PostgreSQL (rebuilding it when a
+  // crash emptied it: at start, beside the dispatcher, and every few seconds after); the returned
   // function stops both
   startInWorkers: async () => {
-    await rebuildLostSchedule()
     const stopWatching = watchSchedule()
     const stopDispatching = startDispatcher()
     return async () => {

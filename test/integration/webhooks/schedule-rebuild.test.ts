@@ -170,3 +170,50 @@ test('a schedule emptied while the service runs (PostgreSQL recovered, the worke
   const again = await query<{ n: number }>('select count(*)::int as n from webhook_pending_deliveries')
   expect(again[0]!.n).toBe(before[0]!.n)
 }, 60_000)
+
+test('a recovery waits (503, Retry-After) while the schedule is lost and no worker has rebuilt it yet: it would queue every waiting event again', async () => {
+  // only an API process: nothing rebuilds the schedule
+  server?.kill('SIGTERM')
+  await server?.exited
+  server = await startServer({
+    DATABASE_URL: database.url,
+    APP_ENV: 'development',
+    NODE_ENV: 'development',
+    ROLE: 'api',
+    ADMIN_TOKEN: ADMIN['x-admin-token'],
+    LOG_LEVEL: 'warn',
+  })
+  const call = async (path: string, body: unknown, headers: Record<string, string>) => {
+    const res = await fetch(`${server!.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    })
+    return { status: res.status, headers: res.headers, json: (await res.json()) as any }
+  }
+  const made = await call('/account/api/v1/organizations', { name: 'Replaying', owner_email: 'r@example.test' }, ADMIN)
+  expect(made.status).toBe(201)
+  const auth = { 'x-api-key': made.json.api_key.key as string }
+  const endpoint = await call(
+    '/webhooks/api/v1/endpoints/',
+    { url: `${receiver.url}/replay`, event_types: ['product.recalled'] },
+    auth,
+  )
+  expect(endpoint.status).toBe(201)
+  const deliveries = async () => (await query<{ n: number }>('select count(*)::int as n from webhook_deliveries'))[0]!.n
+  const before = await deliveries()
+  await query('delete from webhook_schedule_kept')
+
+  const since = new Date(Date.now() - 3600_000).toISOString()
+  const refused = await call(`/webhooks/api/v1/endpoints/${endpoint.json.id}/recover/`, { since }, auth)
+  expect(refused.status).toBe(503)
+  expect(refused.json.code).toBe('service_unavailable')
+  expect(refused.headers.get('retry-after')).toBe('5')
+  expect(await deliveries()).toBe(before)
+
+  // once rebuilt (its marker back), the recovery runs
+  await query('insert into webhook_schedule_kept default values')
+  const recovered = await call(`/webhooks/api/v1/endpoints/${endpoint.json.id}/recover/`, { since }, auth)
+  expect(recovered.status).toBe(202)
+  expect(recovered.json.queued).toBe(0)
+}, 60_000)
