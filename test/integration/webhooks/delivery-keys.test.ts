@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { drizzle } from 'drizzle-orm/node-postgres'
-import { migrate } from 'drizzle-orm/node-postgres/migrator'
-import pg from 'pg'
+import type pg from 'pg'
 import { ownDatabase } from '../../support/own-database'
 
 // Migration 0034 dropped two foreign keys of the fan-out's insert (webhook_deliveries.endpoint_id,
@@ -15,11 +12,7 @@ let db: pg.Client
 
 beforeAll(async () => {
   await database.create()
-  const pool = new pg.Pool({ connectionString: database.url, max: 1 })
-  await migrate(drizzle(pool), { migrationsFolder: join(import.meta.dir, '../../../src/db/migrations') })
-  await pool.end()
-  db = new pg.Client({ connectionString: database.url })
-  await db.connect()
+  db = await database.migrated()
 }, 60_000)
 
 afterAll(async () => {

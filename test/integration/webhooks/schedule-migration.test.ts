@@ -2,13 +2,11 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { drizzle } from 'drizzle-orm/node-postgres'
-import { migrate } from 'drizzle-orm/node-postgres/migrator'
-import pg from 'pg'
+import type pg from 'pg'
 import { toShortId } from '../../../src/shared/ids'
 import { eventually } from '../../support/eventually'
 import { ADMIN } from '../../support/fixtures'
-import { ownDatabase } from '../../support/own-database'
+import { MIGRATIONS, ownDatabase } from '../../support/own-database'
 import { startServer } from '../../support/process'
 import { startReceiver } from '../../support/receiver'
 
@@ -16,7 +14,6 @@ import { startReceiver } from '../../support/receiver'
 // webhook_leases). Deliveries written by the schema before it must still go out: a database is
 // migrated up to the migration before, given deliveries as the old code wrote them (scheduled,
 // in flight, waiting for a switched-off endpoint, settled), then a service migrates it and runs.
-const MIGRATIONS = join(import.meta.dir, '../../../src/db/migrations')
 const database = ownDatabase('hooks_schedule')
 const receiver = startReceiver()
 const before = mkdtempSync(join(tmpdir(), 'migrations-before-0033-'))
@@ -31,11 +28,7 @@ beforeAll(async () => {
   const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: { tag: string }[] }
   journal.entries = journal.entries.filter((e) => e.tag < '0033')
   writeFileSync(journalFile, JSON.stringify(journal))
-  const pool = new pg.Pool({ connectionString: database.url, max: 1 })
-  await migrate(drizzle(pool), { migrationsFolder: before })
-  await pool.end()
-  db = new pg.Client({ connectionString: database.url })
-  await db.connect()
+  db = await database.migrated(before)
 }, 60_000)
 
 afterAll(async () => {

@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { drizzle } from 'drizzle-orm/node-postgres'
-import { migrate } from 'drizzle-orm/node-postgres/migrator'
-import pg from 'pg'
+import type pg from 'pg'
 import { toShortId } from '../../../src/shared/ids'
 import { eventually } from '../../support/eventually'
 import { ADMIN } from '../../support/fixtures'
@@ -14,7 +11,6 @@ import { startReceiver } from '../../support/receiver'
 // crash recovery empties it, with its marker. What recovery leaves is written here (the deliveries'
 // rows, an empty schedule and no marker); a service started on it rebuilds the schedule and sends
 // every delivery still to go out once, as its state says.
-const MIGRATIONS = join(import.meta.dir, '../../../src/db/migrations')
 const database = ownDatabase('hooks_rebuild')
 const receiver = startReceiver()
 let db: pg.Client
@@ -22,11 +18,7 @@ let server: Awaited<ReturnType<typeof startServer>> | null = null
 
 beforeAll(async () => {
   await database.create()
-  const pool = new pg.Pool({ connectionString: database.url, max: 1 })
-  await migrate(drizzle(pool), { migrationsFolder: MIGRATIONS })
-  await pool.end()
-  db = new pg.Client({ connectionString: database.url })
-  await db.connect()
+  db = await database.migrated()
 }, 60_000)
 
 afterAll(async () => {
