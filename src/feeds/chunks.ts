@@ -8,15 +8,12 @@ import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, reta
 import { inSavepoint, type Tx } from '../db/tx'
 import { sampleOf } from '../shared/text-records'
 import { DATA_SOURCE_OF } from './adapters'
-import type { FeedRecord, FeedRow } from './adapters/record'
+import type { FeedRecord } from './adapters/record'
 import { upsertOffers } from './offers'
 import { chunkQueue } from './queues'
+import { type ReadChunk, SAMPLE_PER_CHUNK } from './read-chunks'
+import { storable } from './read-failure'
 import { finishIfComplete, runnerGroup, statementOf } from './runs'
-
-/** A rejected row's text as jsonb can hold it: NUL and lone surrogates become U+FFFD. */
-const storable = (text: string) => text.replaceAll('\0', '\uFFFD').toWellFormed()
-
-const SAMPLE_PER_CHUNK = 20
 
 /**
  * Stores one chunk of a run's rows and sends its job, once: a chunk already stored (the splitter
@@ -31,25 +28,22 @@ const SAMPLE_PER_CHUNK = 20
 export async function saveChunk(
   run: { id: string; contributorId: string | null },
   chunk: number,
-  rows: FeedRow[],
+  part: Pick<ReadChunk, 'payload' | 'read' | 'rejected' | 'sample'>,
   bytesRead: number,
 ) {
   const runId = run.id
-  // each with its line, so that a record the chunk job cannot write is reported where it is
-  const records = rows.flatMap((r) => ('record' in r ? [{ ...r.record, line: r.line }] : []))
-  const rejected = rows.flatMap((r) =>
-    'rejected' in r ? [{ line: r.line, reason: storable(r.rejected), input: storable(r.input) }] : [],
-  )
   await db.transaction(async (tx) => {
     const stored = await tx
       .insert(feedRunChunks)
       .values({
         runId,
         chunk,
-        payload: records,
-        read: rows.length,
-        rejected: rejected.length,
-        rejectedSample: rejected.slice(0, SAMPLE_PER_CHUNK) as RejectedRow[],
+        // the records (each with its line, so that one the chunk job cannot write is reported where
+        // it is) as the reader's thread wrote them
+        payload: sql`${part.payload}::jsonb`,
+        read: part.read,
+        rejected: part.rejected,
+        rejectedSample: part.sample,
       })
       .onConflictDoNothing()
       .returning({ chunk: feedRunChunks.chunk })

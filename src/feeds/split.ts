@@ -6,30 +6,16 @@ import { db } from '../db/client'
 import { feedRunChunks, feedRuns, feedUploads } from '../db/schema'
 import { transaction } from '../db/tx'
 import { uploadDir } from '../http/upload'
-import { feedSize, readFeed } from './adapters'
+import { feedSize } from './adapters'
 import type { ColumnMapping } from './adapters/affiliate'
-import { DEFAULT_INFLATE_LIMITS, headRefusal, InputLimitError, readHead } from './adapters/input'
-import type { FeedRow } from './adapters/record'
+import { DEFAULT_INFLATE_LIMITS, headRefusal, readHead } from './adapters/input'
 import { saveChunk } from './chunks'
+import { readChunks } from './read-chunks'
 import { failRun, finishIfComplete } from './runs'
 import { copyUpload } from './uploads'
 
 /** How much of a file's start is judged before it is read (headRefusal). */
 const HEAD_BYTES = 64 * 1024
-
-/** Why a feed could not be read, in words an operator can act on. */
-export function readFailure(err: unknown): string {
-  if (err instanceof InputLimitError) return err.message
-  const e = err as NodeJS.ErrnoException
-  if (e?.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(e?.message ?? ''))
-    return 'the file ends early: a truncated gzip stream (unexpected end of file); rows before the break were imported'
-  if (e?.code === 'Z_DATA_ERROR')
-    return `the file is not valid gzip (${e.message}); rows before the break were imported`
-  if (e?.code === 'ENOENT') return 'the file cannot be read: it does not exist (any longer)'
-  if (e?.code === 'EACCES') return 'the file cannot be read: permission denied'
-  if (e?.code === 'EISDIR') return 'the path is a folder; this format reads a single file'
-  return `the file cannot be read: ${e?.message ?? String(err)}`
-}
 
 /**
  * The `feeds.import` job: streams the run's file through its adapter and stores it as chunks of
@@ -100,45 +86,32 @@ export async function splitRun(runId: string) {
     }
     const size = await feedSize(path).catch(() => null)
     await db.update(feedRuns).set({ bytesTotal: size }).where(eq(feedRuns.id, runId))
-    let bytes = 0
-    const rows = readFeed(
-      {
-        format: run.format,
-        path,
-        mapping: run.options.mapping as ColumnMapping | undefined,
-        observedAt: run.created,
-        limits,
-      },
-      (n) => {
-        bytes += n
-      },
-    )[Symbol.asyncIterator]()
     let chunk = 0
-    let buffer: FeedRow[] = []
-    const flush = async () => {
-      chunk++
-      if (chunk > stored!.last) await saveChunk(run, chunk, buffer, bytes)
-      buffer = []
+    let bytes = 0
+    const spec = {
+      format: run.format,
+      path,
+      mapping: run.options.mapping as ColumnMapping | undefined,
+      observedAt: run.created,
+      limits,
     }
-    for (;;) {
-      let next: IteratorResult<FeedRow>
-      try {
-        next = await rows.next()
-      } catch (err) {
-        if (buffer.length) await flush()
+    for await (const part of readChunks(spec, config.FEED_CHUNK_ROWS)) {
+      bytes = part.bytes
+      // an empty file still stores one (empty) chunk, which finishes its run; a broken one, none
+      if (part.read > 0 || (part.done && !part.error && chunk === 0)) {
+        chunk++
+        if (chunk > stored!.last) await saveChunk(run, chunk, part, bytes)
+      }
+      if (part.error) {
         await transaction(async (tx) => {
-          await failRun(tx, runId, readFailure(err))
+          await failRun(tx, runId, part.error!)
           // the file is read no further: its stored upload goes
           await tx.delete(feedUploads).where(eq(feedUploads.runId, runId))
         })
         await removeDownload()
         return
       }
-      if (next.done) break
-      buffer.push(next.value)
-      if (buffer.length >= config.FEED_CHUNK_ROWS) await flush()
     }
-    if (buffer.length || chunk === 0) await flush()
     await transaction(async (tx) => {
       await tx
         .update(feedRuns)

@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import type { FeedSpec } from '../../../src/feeds/adapters'
+import { type ReadChunk, readChunks, stopReader } from '../../../src/feeds/read-chunks'
+
+// The feed reader's thread (src/feeds/read-thread.ts): a file's rows come back in chunks of the
+// asked size, records as the payload's JSON with their lines, rejected rows counted and sampled, and
+// a read that breaks says why after the rows before the break. A thread that dies fails the reads in
+// progress (their jobs are retried) and the next read starts another thread.
+
+const OFF = join(import.meta.dir, '../../fixtures/feeds/off/products.jsonl')
+const dir = mkdtempSync(join(tmpdir(), 'read-thread-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const spec = (path: string, format: FeedSpec['format'] = 'off_jsonl'): FeedSpec => ({
+  format,
+  path,
+  observedAt: new Date('2026-11-01T00:00:00Z'),
+})
+
+async function all(path: string, chunkRows: number, format?: FeedSpec['format']) {
+  const chunks: ReadChunk[] = []
+  for await (const chunk of readChunks(spec(path, format), chunkRows)) chunks.push(chunk)
+  return chunks
+}
+
+describe("the feed reader's thread", () => {
+  test('reads the real OFF sample in chunks of the asked size, every line once, in order', async () => {
+    const lines = readFileSync(OFF, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim()).length
+    const chunks = await all(OFF, 10)
+    expect(chunks.map((c) => c.read)).toEqual([
+      ...Array(Math.floor(lines / 10)).fill(10),
+      ...(lines % 10 ? [lines % 10] : [0]),
+    ])
+    expect(chunks.at(-1)!.done).toBe(true)
+    expect(chunks.slice(0, -1).every((c) => !c.done && !c.error)).toBe(true)
+    const records = chunks.flatMap((c) => JSON.parse(c.payload) as { line: number; gtin14: string }[])
+    const rejected = chunks.reduce((n, c) => n + c.rejected, 0)
+    expect(records.length + rejected).toBe(lines)
+    const seen = [...records.map((r) => r.line), ...chunks.flatMap((c) => c.sample.map((s) => s.line))]
+    expect(seen.toSorted((a, b) => a - b)).toEqual(Array.from({ length: lines }, (_, i) => i + 1))
+    expect(records.every((r) => /^\d{14}$/.test(r.gtin14))).toBe(true)
+    expect(chunks.at(-1)!.bytes).toBe(readFileSync(OFF).byteLength)
+  })
+
+  test('a gzip cut short: the rows before the break, then the reason', async () => {
+    const whole = gzipSync(readFileSync(OFF))
+    const path = join(dir, 'cut.jsonl.gz')
+    writeFileSync(path, whole.subarray(0, Math.floor(whole.byteLength * 0.7)))
+    const chunks = await all(path, 1000)
+    const last = chunks.at(-1)!
+    expect(last.done).toBe(true)
+    expect(last.error).toContain('the file ends early: a truncated gzip stream')
+    expect(chunks.reduce((n, c) => n + c.read, 0)).toBeGreaterThan(0)
+  })
+
+  test('a thread that dies fails the read in progress; the next read starts another', async () => {
+    const lines = Array.from({ length: 5000 }, (_, i) =>
+      JSON.stringify({ code: `400${String(i).padStart(9, '0')}`, product_name: `P ${i}` }),
+    )
+    const path = join(dir, 'long.jsonl')
+    writeFileSync(path, lines.join('\n'))
+    const reading = readChunks(spec(path), 10)
+    expect((await reading.next()).value!.read).toBe(10)
+    stopReader()
+    await expect(
+      (async () => {
+        for await (const _ of reading);
+      })(),
+    ).rejects.toThrow("the feed reader's thread stopped")
+    const again = await all(OFF, 100)
+    expect(again.at(-1)!.done).toBe(true)
+  })
+})
