@@ -11,14 +11,14 @@ import { DATA_SOURCE_OF } from './adapters'
 import type { FeedRecord } from './adapters/record'
 import { upsertOffers } from './offers'
 import { chunkQueue } from './queues'
-import { type ReadChunk, SAMPLE_PER_CHUNK } from './read-chunks'
 import { storable } from './read-failure'
+import { type ReadChunk, SAMPLE_PER_CHUNK } from './read-protocol'
 import { finishIfComplete, runnerGroup, statementOf } from './runs'
 
 /**
  * Stores one chunk of a run's rows and sends its job, once: a chunk already stored (the splitter
- * was restarted) is left as it is. Rejected rows are counted and sampled here; the records wait in
- * the chunk's payload for the chunk job.
+ * was restarted) is left as it is. The reader's thread counted and sampled its rejected rows and wrote
+ * its records as the payload's JSON; they wait there for the chunk job.
  *
  * The job is fair to other runs: it is in its runner's group (at most FEED_CHUNKS_PER_ORGANIZATION
  * of a group are written at once), and its priority falls with its number, so the workers take

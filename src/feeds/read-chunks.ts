@@ -1,32 +1,6 @@
-import type { RejectedRow } from '../db/schema'
 import { logger } from '../shared/logger'
 import type { FeedSpec } from './adapters'
-
-/** Rejected rows of a chunk kept as its sample (the rest are counted). */
-export const SAMPLE_PER_CHUNK = 20
-
-/** One chunk of a file as the reader's thread hands it over (read-thread.ts). */
-export type ReadChunk = {
-  id: number
-  /** the chunk's records, each with its line, as the JSON of the chunk's payload */
-  payload: string
-  /** rows read (records and rejected rows) */
-  read: number
-  rejected: number
-  /** the first SAMPLE_PER_CHUNK rejected rows */
-  sample: RejectedRow[]
-  /** the file's bytes read so far */
-  bytes: number
-  /** the file's last chunk (possibly empty) */
-  done: boolean
-  /** why the read broke off after this chunk's rows, in words (read-failure.ts) */
-  error?: string
-}
-
-export type ReadRequest =
-  | { type: 'open'; id: number; spec: FeedSpec; chunkRows: number }
-  | { type: 'next'; id: number }
-  | { type: 'close'; id: number }
+import type { ReadBroke, ReadChunk, ReadRequest } from './read-protocol'
 
 /**
  * The process's feed reader: one Bun Worker, started with the first file and kept (unreferenced, so
@@ -35,36 +9,48 @@ export type ReadRequest =
  */
 let thread: Worker | null = null
 let lastId = 0
+/** reads in progress, and the one answer each waits for */
+let reading = 0
 const waiting = new Map<number, { resolve: (chunk: ReadChunk) => void; reject: (err: Error) => void }>()
+
+/**
+ * Forgets a thread that stopped and fails the reads waiting on it; the details (a message, a source
+ * excerpt with paths) go to the log, never into a run's reason.
+ */
+function drop(stopped: Worker, why: string, detail?: string) {
+  if (thread !== stopped) return
+  thread = null
+  logger.error({ reads: reading, detail }, `the feed reader's thread stopped (${why}); the reads on it are retried`)
+  for (const waiter of waiting.values()) waiter.reject(new Error("the feed reader's thread stopped"))
+  waiting.clear()
+}
 
 function reader(): Worker {
   if (thread) return thread
   const started = new Worker(new URL('./read-thread.ts', import.meta.url).href)
   // Bun's Worker has unref (the DOM type this project checks against does not)
   ;(started as unknown as { unref(): void }).unref()
-  started.onmessage = (event: MessageEvent<ReadChunk | { id: number; broke: string }>) => {
+  started.onmessage = (event: MessageEvent<ReadChunk | ReadBroke>) => {
     const answer = event.data
     const waiter = waiting.get(answer.id)
     waiting.delete(answer.id)
-    if ('broke' in answer) waiter?.reject(new Error(`the feed reader failed: ${answer.broke}`))
-    else waiter?.resolve(answer)
+    if ('broke' in answer) {
+      logger.error({ detail: answer.broke }, 'a feed read failed on the reader thread; it is retried')
+      waiter?.reject(new Error('the feed reader failed'))
+    } else waiter?.resolve(answer)
   }
-  const lost = (why: string) => {
-    if (thread !== started) return
-    thread = null
-    logger.error({ reads: waiting.size }, `the feed reader's thread stopped (${why}); its reads are retried`)
-    for (const waiter of waiting.values()) waiter.reject(new Error(`the feed reader's thread stopped (${why})`))
-    waiting.clear()
-  }
-  started.addEventListener('error', (event) => lost((event as ErrorEvent).message || 'an error'))
-  started.addEventListener('close', () => lost('closed'))
+  started.addEventListener('error', (event) => drop(started, 'an error', (event as ErrorEvent).message))
+  started.addEventListener('close', () => drop(started, 'closed'))
   thread = started
   return started
 }
 
 /** Stops the reader's thread (a test's crash; a process exits without it): reads in progress fail. */
 export function stopReader() {
-  thread?.terminate()
+  const stopping = thread
+  if (!stopping) return
+  stopping.terminate()
+  drop(stopping, 'stopped')
 }
 
 /**
@@ -77,6 +63,7 @@ export async function* readChunks(spec: FeedSpec, chunkRows: number): AsyncGener
   const id = ++lastId
   worker.postMessage({ type: 'open', id, spec, chunkRows } satisfies ReadRequest)
   let done = false
+  reading++
   try {
     while (!done) {
       if (thread !== worker) throw new Error("the feed reader's thread stopped; the read is retried")
@@ -88,6 +75,7 @@ export async function* readChunks(spec: FeedSpec, chunkRows: number): AsyncGener
       yield chunk
     }
   } finally {
+    reading--
     if (!done && thread === worker) worker.postMessage({ type: 'close', id } satisfies ReadRequest)
   }
 }

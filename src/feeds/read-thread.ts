@@ -3,16 +3,19 @@
 // JSON, reading the next chunk while the previous one is stored. What it runs is the file's whole
 // read (gunzip, lines, parsing, the adapters: 11-16 µs a row), so that the server's main thread, which
 // bounds an import (it was runnable 91 % of a 300,000-row import while a fifth of the two cores sat
-// idle), keeps only the chunks' writing.
+// idle), keeps only the chunks' writing. It imports the adapters and nothing of the service's runtime.
 import { type FeedSpec, readFeed } from './adapters'
 import type { FeedRow } from './adapters/record'
-import { type ReadChunk, type ReadRequest, SAMPLE_PER_CHUNK } from './read-chunks'
 import { readFailure, storable } from './read-failure'
+import { type ReadBroke, type ReadChunk, type ReadRequest, SAMPLE_PER_CHUNK } from './read-protocol'
 
 declare const self: Worker
 
+/** The next chunk read ahead, settled either way: a rejection left unhandled would end the thread. */
+type Ahead = { chunk: ReadChunk } | { broke: string }
+
 /** A file being read: the next chunk (read ahead), how to read the one after, how to stop. */
-type Reading = { next: Promise<ReadChunk>; more: () => Promise<ReadChunk>; close: () => void }
+type Reading = { next: Promise<Ahead>; more: () => Promise<Ahead>; close: () => void }
 
 const readings = new Map<number, Reading>()
 
@@ -23,13 +26,13 @@ function open(id: number, spec: FeedSpec, chunkRows: number) {
   })[Symbol.asyncIterator]()
   let finished = false
   /** The next chunk of up to `chunkRows` rows; the last one says `done` (and why, if the read broke). */
-  const more = async (): Promise<ReadChunk> => {
+  const read = async (): Promise<ReadChunk> => {
     const records: unknown[] = []
     const sample: ReadChunk['sample'] = []
-    let read = 0
+    let count = 0
     let rejected = 0
     let error: string | undefined
-    while (!finished && read < chunkRows) {
+    while (!finished && count < chunkRows) {
       let next: IteratorResult<FeedRow>
       try {
         next = await rows.next()
@@ -43,46 +46,62 @@ function open(id: number, spec: FeedSpec, chunkRows: number) {
         break
       }
       const row = next.value
-      read++
+      count++
       if ('record' in row) records.push({ ...row.record, line: row.line })
       else if (rejected++ < SAMPLE_PER_CHUNK)
         sample.push({ line: row.line, reason: storable(row.rejected), input: storable(row.input) })
     }
-    return { id, payload: JSON.stringify(records), read, rejected, sample, bytes, done: finished, error }
+    return { id, payload: JSON.stringify(records), read: count, rejected, sample, bytes, done: finished, error }
   }
+  const more = () =>
+    read().then(
+      (chunk): Ahead => ({ chunk }),
+      (err): Ahead => ({ broke: err instanceof Error ? err.message : String(err) }),
+    )
   readings.set(id, {
     close: () => {
       finished = true
-      void rows.return?.(undefined)
+      // the file's stream is closed with its iterator
+      void rows.return?.(undefined).catch(() => {})
     },
     next: more(),
     more,
   })
 }
 
-self.onmessage = async (event: MessageEvent<ReadRequest>) => {
-  const request = event.data
+async function answer(request: ReadRequest) {
   if (request.type === 'open') return open(request.id, request.spec, request.chunkRows)
   const reading = readings.get(request.id)
-  if (!reading) return
+  if (!reading) {
+    if (request.type === 'next') self.postMessage({ id: request.id, broke: 'no such read' } satisfies ReadBroke)
+    return
+  }
   if (request.type === 'close') {
     readings.delete(request.id)
     return reading.close()
   }
-  let chunk: ReadChunk
-  try {
-    chunk = await reading.next
-  } catch (err) {
-    // not the file's fault (a read's failure is a chunk's `error`): the read is retried
+  const ahead = await reading.next
+  if ('broke' in ahead) {
+    // not the file's fault (a read's failure is a chunk's `error`): this read stops, and is retried
     readings.delete(request.id)
-    self.postMessage({ id: request.id, broke: err instanceof Error ? err.message : String(err) })
+    reading.close()
+    self.postMessage({ id: request.id, broke: ahead.broke } satisfies ReadBroke)
     return
   }
-  self.postMessage(chunk)
-  if (chunk.done) readings.delete(request.id)
+  self.postMessage(ahead.chunk)
+  if (ahead.chunk.done) readings.delete(request.id)
   else reading.next = reading.more()
   // a chunk's rows are garbage once posted: collected now, on this thread (a few ms a chunk of
   // 2,500 rows), so that its heap stays near a chunk or two; left to the concurrent collector, a
   // million-row import's peak RSS rose by 120 MB
   Bun.gc(true)
+}
+
+self.onmessage = (event: MessageEvent<ReadRequest>) => {
+  answer(event.data).catch((err) => {
+    // whatever else fails here fails that read alone, never the thread with every other read on it
+    readings.get(event.data.id)?.close()
+    readings.delete(event.data.id)
+    self.postMessage({ id: event.data.id, broke: err instanceof Error ? err.message : String(err) } satisfies ReadBroke)
+  })
 }

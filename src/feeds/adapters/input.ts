@@ -27,8 +27,13 @@ export async function openInput(
 ): Promise<Readable> {
   const handle = await open(path, 'r')
   const head = Buffer.alloc(2)
-  await handle.read(head, 0, 2, 0)
-  await handle.close()
+  // closed whatever the read does (a folder opens, then fails to read: EISDIR): a handle left to the
+  // collector ends the process (Bun throws ERR_INVALID_STATE from the collection)
+  try {
+    await handle.read(head, 0, 2, 0)
+  } finally {
+    await handle.close()
+  }
   const raw = createReadStream(path)
   if (onBytes) raw.on('data', (chunk) => onBytes(chunk.length))
   return isGzip(head) ? gunzipBounded(raw, limits) : raw

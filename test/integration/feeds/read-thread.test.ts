@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { FeedSpec } from '../../../src/feeds/adapters'
-import { type ReadChunk, readChunks, stopReader } from '../../../src/feeds/read-chunks'
+import { readChunks, stopReader } from '../../../src/feeds/read-chunks'
+import type { ReadChunk } from '../../../src/feeds/read-protocol'
 
 // The feed reader's thread (src/feeds/read-thread.ts): a file's rows come back in chunks of the
 // asked size, records as the payload's JSON with their lines, rejected rows counted and sampled, and
@@ -57,6 +58,25 @@ describe("the feed reader's thread", () => {
     expect(last.done).toBe(true)
     expect(last.error).toContain('the file ends early: a truncated gzip stream')
     expect(chunks.reduce((n, c) => n + c.read, 0)).toBeGreaterThan(0)
+  })
+
+  test('two files read at once come back each as it does alone', async () => {
+    const [alone] = [await all(OFF, 7)]
+    const [a, b] = await Promise.all([all(OFF, 7), all(OFF, 7)])
+    expect(a).toEqual(alone.map((c, i) => ({ ...c, id: a[i]!.id })))
+    expect(b).toEqual(alone.map((c, i) => ({ ...c, id: b[i]!.id })))
+  })
+
+  test('a folder read as a file: the read says why, and the thread goes on reading', async () => {
+    // opening a folder succeeds and its first read fails (EISDIR): a handle left open then ended
+    // the thread at its next collection, and every read on it with the thread
+    const folder = join(import.meta.dir, '../../fixtures/feeds/usda')
+    const [broken, sound] = await Promise.all([all(folder, 10, 'usda_json'), all(OFF, 10)])
+    expect(broken).toHaveLength(1)
+    expect(broken[0]!.error).toBe('the path is a folder; this format reads a single file')
+    expect(sound.at(-1)!.done).toBe(true)
+    expect(sound.at(-1)!.error).toBeUndefined()
+    expect((await all(OFF, 100)).at(-1)!.error).toBeUndefined()
   })
 
   test('a thread that dies fails the read in progress; the next read starts another', async () => {
