@@ -5,7 +5,7 @@ import type { DATA_SOURCES } from '../db/schema/catalog'
 import { type Executor, inTransaction, type Tx } from '../db/tx'
 import { markSearchDocuments, refreshSearchDocuments } from '../search'
 import { normalizeField, PRODUCT_FIELDS, type ProductField, type TagField } from './fields'
-import { insertStatedProducts } from './new-products'
+import { insertStatedProducts, type StatedValues } from './new-products'
 import { SOURCE_CONFIDENCE } from './provenance'
 import { promoteQueue } from './queues'
 
@@ -61,20 +61,22 @@ export async function writeSourceRecords(
 ) {
   const gtins = [...new Set(records.map((r) => r.gtin14))]
   if (gtins.length === 0) return { ids: new Map<string, string>(), created: new Set<string>() }
-  const stated = records.filter((r) => r.fields !== null)
-  // each record's values normalised once: they decide new products and are stored as candidates
-  const normalized = new Map(
-    stated.map((r) => [
-      r,
-      Object.entries(r.fields!)
-        .filter(([, value]) => value !== undefined && value !== null && value !== '')
-        .map(([field, value]) => ({
-          field,
-          value: field in PRODUCT_FIELDS ? normalizeField(field as ProductField, value) : value,
-        })),
-    ]),
-  )
-  const valuesOf = (r: SourceRecord) => normalized.get(r)!
+  // each record's values normalised once, in one pass over its fields: they decide new products
+  // (as a list) and are stored as its statement's candidates (as an object)
+  const stated: { gtin14: string; values: StatedValues; fields: Record<string, unknown> }[] = []
+  for (const r of records) {
+    if (r.fields === null) continue
+    const values: StatedValues = []
+    const fields: Record<string, unknown> = {}
+    for (const field in r.fields) {
+      const given = r.fields[field as keyof typeof r.fields]
+      if (given === undefined || given === null || given === '') continue
+      const value = field in PRODUCT_FIELDS ? normalizeField(field as ProductField, given) : given
+      values.push({ field, value })
+      fields[field] = value
+    }
+    stated.push({ gtin14: r.gtin14, values, fields })
+  }
 
   let ids: Map<string, string>
   let created: Set<string>
@@ -85,7 +87,9 @@ export async function writeSourceRecords(
       tx,
       source,
       contributorId,
-      gtins.filter((g) => !ids.has(g)).map((gtin) => ({ gtin, statements: (said.get(gtin) ?? []).map(valuesOf) })),
+      gtins
+        .filter((g) => !ids.has(g))
+        .map((gtin) => ({ gtin, statements: (said.get(gtin) ?? []).map((s) => s.values) })),
       { search, plainFirst },
     )
     for (const [gtin, id] of made) ids.set(gtin, id)
@@ -130,19 +134,11 @@ export async function writeSourceRecords(
         ),
       )
   // a record's values are one statement: one candidate row holds them all
-  const statements = stated.flatMap((r) => {
-    const values = valuesOf(r)
-    return values.length
-      ? [
-          {
-            // time-ordered, as new products' ids (insertStatedProducts)
-            id: Bun.randomUUIDv7(),
-            product_id: ids.get(r.gtin14)!,
-            fields: Object.fromEntries(values.map((v) => [v.field, v.value])),
-          },
-        ]
-      : []
-  })
+  const statements: { id: string; product_id: string; fields: Record<string, unknown> }[] = []
+  for (const s of stated)
+    if (s.values.length)
+      // time-ordered, as new products' ids (insertStatedProducts)
+      statements.push({ id: Bun.randomUUIDv7(), product_id: ids.get(s.gtin14)!, fields: s.fields })
   // one statement whose rows travel as one JSON document (serialised natively; an array of JSON
   // texts is escaped character by character)
   if (statements.length)

@@ -147,7 +147,12 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   for (const r of records) {
     const key = r.offer ? r.offer.itemId : r.gtin14
     const seen = byKey.get(key)
-    if (!seen || r.version >= seen.version) byKey.set(key, { ...r, key, hash: hashOf(r) })
+    if (seen && r.version < seen.version) continue
+    // the payload's own record, keyed in place (a copy per record was a clone of its every field)
+    const keyed = r as Keyed
+    keyed.key = key
+    keyed.hash = hashOf(r)
+    byKey.set(key, keyed)
   }
   const offenders: Offender[] = []
   const written = await writeSurviving(tx, context, [...byKey.values()], offenders)
@@ -270,7 +275,8 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[], plainF
   await writeFeedRecords(
     tx,
     context,
-    changed.map((r) => ({ ...r, productId: ids.get(r.gtin14)! })),
+    changed,
+    (r) => ids.get(r.gtin14)!,
     (key) => known.has(key),
     plainFirst,
   )
@@ -310,7 +316,8 @@ async function writeRecords(tx: Tx, context: ChunkContext, list: Keyed[], plainF
 async function writeFeedRecords(
   tx: Tx,
   { runId, run, source, scope, runner }: ChunkContext,
-  changed: (Keyed & { productId: string })[],
+  changed: Keyed[],
+  productOf: (r: Keyed) => string,
   isKnown: (key: string) => boolean,
   plainFirst: boolean,
 ) {
@@ -321,7 +328,7 @@ async function writeFeedRecords(
       from ${unnestRows(list, 'r', {
         key: ['text', (r) => r.key],
         gtin: ['text', (r) => r.gtin14],
-        product_id: ['uuid', (r) => r.productId],
+        product_id: ['uuid', productOf],
         content_hash: ['text', (r) => r.hash],
         version: ['int8', (r) => r.version],
         reading: ['text', (r) => r.reading],
