@@ -61,8 +61,8 @@ export async function saveChunk(
 type StoredRecord = FeedRecord & { line?: number }
 type Keyed = StoredRecord & { key: string; hash: string }
 
-const hashOf = (r: FeedRecord) =>
-  new Bun.CryptoHasher('md5').update(JSON.stringify([r.fields, r.offer ?? null])).digest('hex')
+// one call per record, not a hasher object made, fed and digested (the same md5 hex)
+const hashOf = (r: FeedRecord) => Bun.CryptoHasher.hash('md5', JSON.stringify([r.fields, r.offer ?? null]), 'hex')
 
 /** A record that could not be written, as its chunk reports it. */
 type Offender = { key: string; row: RejectedRow }
