@@ -50,9 +50,9 @@ export const chunkWorker = bind(
     Bun.gc(process.memoryUsage().heapUsed > HEAP_COLLECT_BYTES)
   },
   {
+    // a chunk written in less than a poll does not leave its slot idle the rest of it
+    fetchAgainAtOnce: true,
     work: {
-      // pg-boss's shortest poll: a worker fetches again only a poll after its last fetch, so a
-      // chunk written in less than a poll leaves its slot idle the rest of it
       pollingIntervalSeconds: 0.5,
       localConcurrency: config.FEED_CHUNK_CONCURRENCY,
       groupConcurrency: chunksPerRunner,

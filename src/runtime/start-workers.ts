@@ -19,15 +19,21 @@ export async function startWorker(boss: PgBoss, worker: Worker, name = worker.qu
     if (worker.schedule) await boss.schedule(name, worker.schedule)
     if (worker.schedules) await syncSchedules(boss, name, await worker.schedules())
   }
-  return boss.work<object>(name, worker.work, async (jobs: Job<object>[]) => {
+  let workId: string | null = null
+  workId = await boss.work<object>(name, worker.work, async (jobs: Job<object>[]) => {
     try {
       // a span per job, continuing the trace of the request that sent it
       return await withJobSpans(name, jobs, () => worker.run(jobs))
     } catch (err) {
       logger.error({ err, queue: name, job_ids: jobs.map((j) => j.id) }, 'job failed; pg-boss retries it')
       throw err
+    } finally {
+      // the worker that ran this batch skips its poll's wait, and those waiting it out fetch now
+      if (worker.fetchAgainAtOnce)
+        for (const other of boss.getWipData()) if (other.workId === workId) boss.notifyWorker(other.id)
     }
   })
+  return workId
 }
 
 /** Starts every worker, and drains the queues they had under former names. */

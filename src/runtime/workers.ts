@@ -18,6 +18,13 @@ export type Worker = {
    * queue's keyed schedules no longer listed are removed, so the configuration is the whole truth.
    */
   schedules?: () => Promise<KeyedSchedule[]>
+  /**
+   * After a batch, this process's workers of the queue fetch again at once instead of after their
+   * poll (pg-boss waits out the rest of `pollingIntervalSeconds` after a batch shorter than it).
+   * For queues whose jobs come in runs (a feed's chunks): a chunk slot idle for the rest of a poll
+   * was a tenth of an import's chunk slots, and a quarter of a fast chunk's time.
+   */
+  fetchAgainAtOnce?: boolean
   /** Runs a fetched batch of the queue's jobs (the handler given to `bind`). */
   run: (jobs: Job<object>[]) => Promise<unknown>
 }
