@@ -46,12 +46,18 @@ export const arrayLiteral = (values: readonly unknown[]) => literalOf(values.len
 export const arrayParam = (values: unknown[], type: ArrayType): SQL => columnParam(values, (v) => v, type)
 
 /**
- * arrayParam of what `read` gives for each row, read once per row straight into the literal (no
- * intermediate list of the values).
+ * arrayParam of what `read` gives for each row, read once per row (a reader may have effects: it
+ * is never called twice for a row, even when the literal gives up and pg converts the values).
  */
 export function columnParam<R>(rows: readonly R[], read: (row: R) => unknown, type: ArrayType): SQL {
-  const literal = literalOf(rows.length, (n) => read(rows[n]!))
-  return sql`${sql.param(literal ?? rows.map(read))}::${sql.raw(type)}[]`
+  const values: unknown[] = []
+  const literal = literalOf(rows.length, (n) => {
+    const value = read(rows[n]!)
+    values.push(value)
+    return value
+  })
+  if (literal === null) for (let n = values.length; n < rows.length; n++) values.push(read(rows[n]!))
+  return sql`${sql.param(literal ?? values)}::${sql.raw(type)}[]`
 }
 
 /**

@@ -21,17 +21,22 @@ export async function startWorker(boss: PgBoss, worker: Worker, name = worker.qu
   }
   let workId: string | null = null
   workId = await boss.work<object>(name, worker.work, async (jobs: Job<object>[]) => {
+    let result: unknown
     try {
       // a span per job, continuing the trace of the request that sent it
-      return await withJobSpans(name, jobs, () => worker.run(jobs))
+      result = await withJobSpans(name, jobs, () => worker.run(jobs))
     } catch (err) {
       logger.error({ err, queue: name, job_ids: jobs.map((j) => j.id) }, 'job failed; pg-boss retries it')
+      // a failed batch waits out the poll as before: failures are not retried at the database's pace
       throw err
-    } finally {
-      // the worker that ran this batch skips its poll's wait, and those waiting it out fetch now
-      if (worker.fetchAgainAtOnce)
-        for (const other of boss.getWipData()) if (other.workId === workId) boss.notifyWorker(other.id)
     }
+    // This batch's worker skips its poll's wait once pg-boss has completed the batch (it cannot be
+    // told apart here, so every worker of the queue holding a batch is told: each would do the
+    // same when its own ends). Workers waiting out a poll are left to it: woken now, before this
+    // job's completion frees its group's slot, their fetch could find nothing.
+    if (worker.fetchAgainAtOnce)
+      for (const other of boss.getWipData()) if (other.workId === workId && other.count > 0) boss.notifyWorker(other.id)
+    return result
   })
   return workId
 }

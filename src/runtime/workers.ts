@@ -19,10 +19,10 @@ export type Worker = {
    */
   schedules?: () => Promise<KeyedSchedule[]>
   /**
-   * After a batch, this process's workers of the queue fetch again at once instead of after their
-   * poll (pg-boss waits out the rest of `pollingIntervalSeconds` after a batch shorter than it).
-   * For queues whose jobs come in runs (a feed's chunks): a chunk slot idle for the rest of a poll
-   * was a tenth of an import's chunk slots, and a quarter of a fast chunk's time.
+   * After a batch that succeeded, its worker fetches again at once instead of after its poll
+   * (pg-boss waits out the rest of `pollingIntervalSeconds` after a batch shorter than it). For
+   * queues whose jobs come in runs (a feed's chunks): a chunk slot idle for the rest of a poll was
+   * a tenth of an import's chunk slots.
    */
   fetchAgainAtOnce?: boolean
   /** Runs a fetched batch of the queue's jobs (the handler given to `bind`). */

@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
+import { PgDialect } from 'drizzle-orm/pg-core'
 // pg's own conversion of a parameter: what PostgreSQL received before arrayLiteral
 // @ts-expect-error pg's lib/utils has no type declarations
 import { prepareValue } from 'pg/lib/utils'
-import { arrayLiteral } from '../../../src/db/params'
+import { arrayLiteral, columnParam } from '../../../src/db/params'
 
 describe('arrayLiteral: the array literal pg would write', () => {
   const awkward = [
@@ -64,5 +65,29 @@ describe('arrayLiteral: the array literal pg would write', () => {
     expect(arrayLiteral([{ a: 1 }])).toBeNull()
     expect(arrayLiteral([['a']])).toBeNull()
     expect(arrayLiteral([new Uint8Array([1])])).toBeNull()
+  })
+})
+
+describe('columnParam: each row read once', () => {
+  test('a column the literal gives up on (a date) is read once per row, and pg gets every value', () => {
+    const rows = [{ v: 'a' }, { v: 'b' }, { v: new Date(0) }, { v: 'd' }]
+    const reads: number[] = []
+    const param = columnParam(
+      rows,
+      (row) => {
+        reads.push(rows.indexOf(row))
+        return row.v
+      },
+      'text',
+    )
+    expect(reads).toEqual([0, 1, 2, 3])
+    const { params } = new PgDialect().sqlToQuery(param)
+    expect(params).toEqual([['a', 'b', new Date(0), 'd']])
+  })
+
+  test('a column of plain values goes as its literal', () => {
+    const { sql, params } = new PgDialect().sqlToQuery(columnParam([{ v: 'x"y' }, { v: null }], (r) => r.v, 'text'))
+    expect(params).toEqual(['{"x\\"y",NULL}'])
+    expect(sql).toBe('$1::text[]')
   })
 })
