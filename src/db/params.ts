@@ -43,7 +43,8 @@ export const arrayLiteral = (values: readonly unknown[]) => literalOf(values.len
  * One array parameter of a PostgreSQL type (drizzle would spread a bare array into a list of
  * parameters). For `jsonb`, pass each value already as JSON text.
  */
-export const arrayParam = (values: unknown[], type: ArrayType): SQL => columnParam(values, (v) => v, type)
+export const arrayParam = (values: unknown[], type: ArrayType): SQL =>
+  sql`${sql.param(arrayLiteral(values) ?? values)}::${sql.raw(type)}[]`
 
 /**
  * arrayParam of what `read` gives for each row, read once per row (a reader may have effects: it
