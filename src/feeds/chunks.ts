@@ -15,44 +15,54 @@ import { storable } from './read-failure'
 import { type ReadChunk, SAMPLE_PER_CHUNK } from './read-protocol'
 import { finishIfComplete, runnerGroup, statementOf } from './runs'
 
+/** A chunk the splitter read, numbered, waiting to be stored. */
+export type ChunkToSave = { chunk: number; part: Pick<ReadChunk, 'payload' | 'read' | 'rejected' | 'sample'> }
+
 /**
- * Stores one chunk of a run's rows and sends its job, once: a chunk already stored (the splitter
- * was restarted) is left as it is. The reader's thread counted and sampled its rejected rows and wrote
- * its records as the payload's JSON; they wait there for the chunk job.
+ * Stores some of a run's chunks, in order, and sends their jobs, once each: a chunk already stored
+ * (the splitter was restarted) is left as it is. The reader's thread counted and sampled their
+ * rejected rows and wrote their records as each payload's JSON; they wait there for the chunk jobs.
+ * Several small chunks go in one transaction (the splitter gathers them: splitRun), so that a file
+ * cut into chunks of a few rows is not stored at a transaction's round trips per chunk.
  *
- * The job is fair to other runs: it is in its runner's group (at most FEED_CHUNKS_PER_ORGANIZATION
+ * The jobs are fair to other runs: each is in its runner's group (at most FEED_CHUNKS_PER_ORGANIZATION
  * of a group are written at once), and its priority falls with its number, so the workers take
  * every run's chunk n before any run's chunk n+1: a run that starts behind a long one has its
  * first chunks written next, not after the long run's thousands.
  */
-export async function saveChunk(
+export async function saveChunks(
   run: { id: string; contributorId: string | null },
-  chunk: number,
-  part: Pick<ReadChunk, 'payload' | 'read' | 'rejected' | 'sample'>,
+  chunks: ChunkToSave[],
   bytesRead: number,
 ) {
+  if (!chunks.length) return
   const runId = run.id
   await db.transaction(async (tx) => {
     const stored = await tx
       .insert(feedRunChunks)
-      .values({
-        runId,
-        chunk,
-        // the records (each with its line, so that one the chunk job cannot write is reported where
-        // it is) as the reader's thread wrote them
-        payload: sql`${part.payload}::jsonb`,
-        read: part.read,
-        rejected: part.rejected,
-        rejectedSample: part.sample,
-      })
+      .values(
+        chunks.map(({ chunk, part }) => ({
+          runId,
+          chunk,
+          // the records (each with its line, so that one the chunk job cannot write is reported
+          // where it is) as the reader's thread wrote them
+          payload: sql`${part.payload}::jsonb`,
+          read: part.read,
+          rejected: part.rejected,
+          rejectedSample: part.sample,
+        })),
+      )
       .onConflictDoNothing()
       .returning({ chunk: feedRunChunks.chunk })
-    if (stored.length)
-      await chunkQueue.send(
-        tx,
-        { runId, chunk },
-        { singletonKey: `${runId}:${chunk}`, group: runnerGroup(run), priority: -chunk },
-      )
+    await chunkQueue.insert(
+      tx,
+      stored.map(({ chunk }) => ({
+        data: { runId, chunk },
+        singletonKey: `${runId}:${chunk}`,
+        group: runnerGroup(run),
+        priority: -chunk,
+      })),
+    )
     await tx.update(feedRuns).set({ bytesRead }).where(eq(feedRuns.id, runId))
   })
 }

@@ -19,6 +19,10 @@ type Reading = { next: Promise<Ahead>; more: () => Promise<Ahead>; close: () => 
 
 const readings = new Map<number, Reading>()
 
+/** Payload characters posted since the thread's heap was last collected, and how many trigger it. */
+let posted = 0
+const COLLECT_AFTER_CHARS = 2 * 1024 * 1024
+
 function open(id: number, spec: FeedSpec, chunkRows: number) {
   let bytes = 0
   const rows = readFeed(spec, (n) => {
@@ -91,10 +95,16 @@ async function answer(request: ReadRequest) {
   self.postMessage(ahead.chunk)
   if (ahead.chunk.done) readings.delete(request.id)
   else reading.next = reading.more()
-  // a chunk's rows are garbage once posted: collected now, on this thread (a few ms a chunk of
-  // 2,500 rows), so that its heap stays near a chunk or two; left to the concurrent collector, a
-  // million-row import's peak RSS rose by 120 MB
-  Bun.gc(true)
+  // a chunk's rows are garbage once posted: collected on this thread once a few MiB of payload
+  // have gone (a chunk of 2,500 rows is past it: a few ms each), so that its heap stays near a
+  // chunk or two; left to the concurrent collector, a million-row import's peak RSS rose by 120 MB.
+  // Collecting after every chunk made files of small chunks pay a whole collection for each (a
+  // run of 10-row chunks waited on 1,000 collections), and every read on the thread waited with it.
+  posted += ahead.chunk.payload.length
+  if (posted >= COLLECT_AFTER_CHARS) {
+    posted = 0
+    Bun.gc(true)
+  }
 }
 
 self.onmessage = (event: MessageEvent<ReadRequest>) => {

@@ -9,13 +9,21 @@ import { uploadDir } from '../http/upload'
 import { feedSize } from './adapters'
 import type { ColumnMapping } from './adapters/affiliate'
 import { DEFAULT_INFLATE_LIMITS, headRefusal, readHead } from './adapters/input'
-import { saveChunk } from './chunks'
+import { type ChunkToSave, saveChunks } from './chunks'
 import { readChunks } from './read-chunks'
 import { failRun, finishIfComplete } from './runs'
 import { copyUpload } from './uploads'
 
 /** How much of a file's start is judged before it is read (headRefusal). */
 const HEAD_BYTES = 64 * 1024
+
+/**
+ * Chunks are stored together until their payloads reach this many characters, or there are this
+ * many of them, or the file ends: a chunk of the default 2,500 rows is past the characters alone
+ * and goes at once; chunks of a few rows go up to a hundred to a transaction instead of one each
+ * (a run of 250 ten-row chunks was split in 2-3 s at one transaction a chunk, 0.3 s so).
+ */
+const SAVE_BATCH = { chars: 512 * 1024, chunks: 100 }
 
 /**
  * The `feeds.import` job: streams the run's file through its adapter and stores it as chunks of
@@ -95,12 +103,24 @@ export async function splitRun(runId: string) {
       observedAt: run.created,
       limits,
     }
+    let pending: ChunkToSave[] = []
+    let pendingChars = 0
     for await (const part of readChunks(spec, config.FEED_CHUNK_ROWS)) {
       bytes = part.bytes
       // an empty file still stores one (empty) chunk, which finishes its run; a broken one, none
       if (part.read > 0 || (part.done && !part.error && chunk === 0)) {
         chunk++
-        if (chunk > stored!.last) await saveChunk(run, chunk, part, bytes)
+        if (chunk > stored!.last) {
+          pending.push({ chunk, part })
+          pendingChars += part.payload.length
+        }
+      }
+      // what was read before a break is stored before the run fails
+      const full = pendingChars >= SAVE_BATCH.chars || pending.length >= SAVE_BATCH.chunks
+      if (full || part.done || part.error) {
+        await saveChunks(run, pending, bytes)
+        pending = []
+        pendingChars = 0
       }
       if (part.error) {
         await transaction(async (tx) => {

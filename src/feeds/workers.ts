@@ -28,7 +28,7 @@ export const importWorker = bind(
 
 /**
  * Chunks of one runner written at once across all processes: by default a process's every slot, so
- * a run alone goes at full speed; another run's early chunks still go next (saveChunk's priority).
+ * a run alone goes at full speed; another run's early chunks still go next (saveChunks's priority).
  */
 const chunksPerRunner = config.FEED_CHUNKS_PER_ORGANIZATION ?? config.FEED_CHUNK_CONCURRENCY
 

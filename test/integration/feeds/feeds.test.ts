@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import pg from 'pg'
+import { parseId } from '../../../src/shared/ids'
 import { eventually } from '../../support/eventually'
 import { ADMIN } from '../../support/fixtures'
 import { ownDatabase } from '../../support/own-database'
@@ -114,6 +115,23 @@ describe('Open Food Facts JSONL', () => {
     expect(reasons[32]).toStartWith('malformed JSON')
     // in-store codes are never products
     expect(await query(`select gtin from products where gtin in ('00000026281742', '00000027096765')`)).toEqual([])
+    // its five chunks were stored together, each with its one job: in the platform's group, chunk n
+    // before n+1, with the queue's retries
+    const jobs = await query(
+      `select data->>'chunk' chunk, singleton_key, priority, group_id, retry_limit, dead_letter
+         from pgboss.job where name = 'feeds.chunk' and data->>'runId' = $1 order by priority desc`,
+      [parseId(first.id)],
+    )
+    expect(jobs).toEqual(
+      [1, 2, 3, 4, 5].map((n) => ({
+        chunk: String(n),
+        singleton_key: `${parseId(first.id)}:${n}`,
+        priority: -n,
+        group_id: 'platform',
+        retry_limit: 2,
+        dead_letter: 'feeds.chunk.dead',
+      })),
+    )
   }, 90_000)
 
   test('records field by field', async () => {
