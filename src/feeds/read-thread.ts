@@ -4,6 +4,8 @@
 // read (gunzip, lines, parsing, the adapters: 11-16 µs a row), so that the server's main thread, which
 // bounds an import (it was runnable 91 % of a 300,000-row import while a fifth of the two cores sat
 // idle), keeps only the chunks' writing. It imports the adapters and nothing of the service's runtime.
+
+import { sampleOf } from '../shared/text-records'
 import { type FeedSpec, readFeed } from './adapters'
 import type { FeedRow } from './adapters/record'
 import { readFailure, storable } from './read-failure'
@@ -19,9 +21,15 @@ type Reading = { next: Promise<Ahead>; more: () => Promise<Ahead>; close: () => 
 
 const readings = new Map<number, Reading>()
 
-/** Payload characters posted since the thread's heap was last collected, and how many trigger it. */
-let posted = 0
-const COLLECT_AFTER_CHARS = 2 * 1024 * 1024
+/** A rejected row's reason kept in the sample is cut to this many characters. */
+const REASON_CHARS = 500
+
+/**
+ * Payload characters and rows posted since the thread's heap was last collected, and how many of
+ * either trigger it (a file of rejected rows posts rows with next to no payload).
+ */
+const since = { chars: 0, rows: 0 }
+const COLLECT_AFTER = { chars: 2 * 1024 * 1024, rows: 5000 }
 
 function open(id: number, spec: FeedSpec, chunkRows: number) {
   let bytes = 0
@@ -53,7 +61,12 @@ function open(id: number, spec: FeedSpec, chunkRows: number) {
       count++
       if ('record' in row) records.push({ ...row.record, line: row.line })
       else if (rejected++ < SAMPLE_PER_CHUNK)
-        sample.push({ line: row.line, reason: storable(row.rejected), input: storable(row.input) })
+        // a reason may quote the row's value (a field of up to a MiB): cut like its input
+        sample.push({
+          line: row.line,
+          reason: storable(sampleOf(row.rejected, REASON_CHARS)),
+          input: storable(row.input),
+        })
     }
     return { id, payload: JSON.stringify(records), read: count, rejected, sample, bytes, done: finished, error }
   }
@@ -95,14 +108,16 @@ async function answer(request: ReadRequest) {
   self.postMessage(ahead.chunk)
   if (ahead.chunk.done) readings.delete(request.id)
   else reading.next = reading.more()
-  // a chunk's rows are garbage once posted: collected on this thread once a few MiB of payload
-  // have gone (a chunk of 2,500 rows is past it: a few ms each), so that its heap stays near a
-  // chunk or two; left to the concurrent collector, a million-row import's peak RSS rose by 120 MB.
+  // a chunk's rows are garbage once posted: collected on this thread every couple of chunks of the
+  // default 2,500 rows (about 0.6-1.5 M characters of payload each), so that its heap stays near a
+  // few chunks; left to the concurrent collector, a million-row import's peak RSS rose by 120 MB.
   // Collecting after every chunk made files of small chunks pay a whole collection for each (a
   // run of 10-row chunks waited on 1,000 collections), and every read on the thread waited with it.
-  posted += ahead.chunk.payload.length
-  if (posted >= COLLECT_AFTER_CHARS) {
-    posted = 0
+  since.chars += ahead.chunk.payload.length
+  since.rows += ahead.chunk.read
+  if (since.chars >= COLLECT_AFTER.chars || since.rows >= COLLECT_AFTER.rows) {
+    since.chars = 0
+    since.rows = 0
     Bun.gc(true)
   }
 }

@@ -322,12 +322,13 @@ export function failRun(ex: Executor, runId: string, reason: string) {
 
 /**
  * Succeeds the run once it is cut into chunks and every chunk is written (called by the splitter
- * and by each chunk, under the run's row lock, so exactly one of them sees it complete). A full
+ * and by each chunk, under the run's row lock, so exactly one of them sees it complete; `no key
+ * update`, which the foreign keys' share locks of chunks being stored do not wait for). A full
  * import then records which of the source's products the previous full import by the same runner
  * (the same organization, or the platform) had and this one did not: counted and sampled, never deleted.
  */
 export async function finishIfComplete(tx: Tx, runId: string) {
-  const [run] = await tx.select().from(feedRuns).where(eq(feedRuns.id, runId)).for('update')
+  const [run] = await tx.select().from(feedRuns).where(eq(feedRuns.id, runId)).for('no key update')
   if (run?.status !== 'running' || run.chunksTotal === null) return false
   const [done] = await tx
     .select({ n: sql<number>`count(*)::int` })

@@ -18,7 +18,7 @@ import { copyUpload } from './uploads'
 const HEAD_BYTES = 64 * 1024
 
 /**
- * Chunks are stored together until their payloads reach this many characters, or there are this
+ * Chunks are stored together until their payloads (and rejected samples) reach this many characters, or there are this
  * many of them, or the file ends: a chunk of the default 2,500 rows is past the characters alone
  * and goes at once; chunks of a few rows go up to a hundred to a transaction instead of one each
  * (a run of 250 ten-row chunks was split in 2-3 s at one transaction a chunk, 0.3 s so).
@@ -113,6 +113,7 @@ export async function splitRun(runId: string) {
         if (chunk > stored!.last) {
           pending.push({ chunk, part })
           pendingChars += part.payload.length
+          for (const r of part.sample) pendingChars += r.reason.length + r.input.length
         }
       }
       // what was read before a break is stored before the run fails

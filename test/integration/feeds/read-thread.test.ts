@@ -49,6 +49,19 @@ describe("the feed reader's thread", () => {
     expect(chunks.at(-1)!.bytes).toBe(readFileSync(OFF).byteLength)
   })
 
+  test("a reason quoting a huge value is kept cut, like the row's input", async () => {
+    // a code of 200,000 digits: its reason quotes it
+    const path = join(dir, 'huge-code.jsonl')
+    writeFileSync(path, `${JSON.stringify({ code: '1'.repeat(200_000), product_name: 'x' })}\n`)
+    const [chunk] = await all(path, 10)
+    expect(chunk!.rejected).toBe(1)
+    const [row] = chunk!.sample
+    expect(row!.line).toBe(1)
+    expect(row!.reason.length).toBeLessThanOrEqual(500)
+    expect(row!.reason.length).toBeGreaterThan(20)
+    expect(row!.input.length).toBeLessThanOrEqual(200)
+  })
+
   test('a gzip cut short: the rows before the break, then the reason', async () => {
     const whole = gzipSync(readFileSync(OFF))
     const path = join(dir, 'cut.jsonl.gz')

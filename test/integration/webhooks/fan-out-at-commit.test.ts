@@ -7,7 +7,8 @@ import { dispatchQueue } from '../../../src/events/queues'
 import type { NewEvent } from '../../../src/events/types'
 import { parseId } from '../../../src/shared/ids'
 import { createEndpoint, deleteEndpoint } from '../../../src/webhooks/endpoints'
-import { createOrganization, eventsSettled, sql } from '../../support/fixtures'
+import { eventually } from '../../support/eventually'
+import { createOrganization, sql } from '../../support/fixtures'
 
 // The fan-out runs in the emitting transaction (src/events/at-commit.ts): the test process routes
 // its emits as every serving process does (startBackground, in the preload). Its endpoints' circuits
@@ -62,6 +63,22 @@ const consumers = async (eventId: string) =>
   (await sql<{ consumer: string }>('select consumer from event_consumptions where event_id = $1', [eventId]))
     .map((r) => r.consumer)
     .sort()
+/**
+ * Waits until this event's jobs (its dispatch and the jobs of the subscribers that take it by job)
+ * are all completed: the other test files' work on the shared database is not waited for.
+ */
+const settled = (eventId: string) =>
+  eventually(
+    async () => {
+      const jobs = await sql<{ state: string }>(
+        `select state from pgboss.job where data->'eventIds' ? $1 and name not like '%.dead'`,
+        [eventId],
+      )
+      return jobs.length > 0 && jobs.every((j) => j.state === 'completed')
+    },
+    20_000,
+    `the jobs of event ${eventId}`,
+  )
 const jobsOf = (eventId: string) =>
   sql<{ name: string; data: { eventIds: string[]; atCommit?: string[] } }>(
     `select name, data from pgboss.job where data->'eventIds' ? $1 and name not like '%.dead'`,
@@ -100,7 +117,7 @@ describe('the webhook fan-out at commit', () => {
       name: 'events.dispatch',
       data: { eventIds: [eventId], atCommit: ['webhooks.fan-out'] },
     })
-    await eventsSettled()
+    await settled(eventId!)
     // the resolver's subscriber consumed it; the fan-out's never ran (no record, no second delivery)
     expect(await consumers(eventId!)).toEqual(['resolver.announce'])
     expect(await deliveredTo(eventId!)).toEqual([org.both, org.updated].sort())
@@ -115,7 +132,7 @@ describe('the webhook fan-out at commit', () => {
         values (${eventId}, 'product.recalled', ${org.organizationId}, ${crypto.randomUUID()}, '{}'::jsonb)`)
       await dispatchQueue.insert(tx, [{ id: eventId, data: { eventIds: [eventId] } }])
     })
-    await eventsSettled()
+    await settled(eventId)
     expect(await deliveredTo(eventId)).toEqual([org.recalled, org.both].sort())
     expect(await consumers(eventId)).toEqual(['webhooks.fan-out'])
   })
