@@ -140,11 +140,14 @@ export async function writeSourceRecords(
       // time-ordered, as new products' ids (insertStatedProducts)
       statements.push({ id: Bun.randomUUIDv7(), product_id: ids.get(s.gtin14)!, fields: s.fields })
   // one statement whose rows travel as one JSON document (serialised natively; an array of JSON
-  // texts is escaped character by character)
+  // texts is escaped character by character), read as jsonb: parsed once, each row's fields taken
+  // from the tree as they are. As json it was checked, parsed again by json_to_recordset, and each
+  // row's fields parsed a third time into jsonb (2,500-row chunks, backend CPU: 10.4-12.0 µs a row
+  // against 5.7-6.0)
   if (statements.length)
     await tx.execute(sql`insert into product_candidates (id, product_id, fields, source, confidence, contributor_id, scope, created)
       select c.id, c.product_id, c.fields, ${source}, ${SOURCE_CONFIDENCE[source]}, ${contributorId}::uuid, ${scope}::uuid, now()
-      from json_to_recordset(${JSON.stringify(statements)}::json) as c(id uuid, product_id uuid, fields jsonb)`)
+      from jsonb_to_recordset(${JSON.stringify(statements)}::jsonb) as c(id uuid, product_id uuid, fields jsonb)`)
   return { ids, created }
 }
 

@@ -46,7 +46,7 @@ export async function saveChunks(
           chunk,
           // the records (each with its line, so that one the chunk job cannot write is reported
           // where it is) as the reader's thread wrote them
-          payload: sql`${part.payload}::jsonb`,
+          payload: part.payload,
           read: part.read,
           rejected: part.rejected,
           rejectedSample: part.sample,
@@ -152,7 +152,7 @@ export async function writeChunk(tx: Tx, runId: string, chunk: number) {
   }
 
   // the newest record of each key (a GTIN; an affiliate feed's item id)
-  const records = (row.payload ?? []) as StoredRecord[]
+  const records = (row.payload === null ? [] : JSON.parse(row.payload)) as StoredRecord[]
   const byKey = new Map<string, Keyed>()
   for (const r of records) {
     const key = r.offer ? r.offer.itemId : r.gtin14

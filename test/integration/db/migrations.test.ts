@@ -48,3 +48,45 @@ describe('data migrations', () => {
     })
   })
 })
+
+describe('0040: chunk payloads as text', () => {
+  test('a chunk waiting at the upgrade keeps its records, as the same JSON in a text column', async () => {
+    const records = [
+      { gtin14: '07610000000004', reading: 'gtin13', version: 1, fields: { product_name: 'Oats "fine"' }, line: 1 },
+    ]
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    try {
+      await client.query('begin')
+      // the column as 0030 left it, with a chunk waiting in it
+      await client.query('alter table feed_run_chunks alter column payload type json using payload::json')
+      const [run] = (
+        await client.query(
+          `insert into feed_runs (source, format, file) values ('off', 'off_jsonl', 'upgrade.jsonl') returning id`,
+        )
+      ).rows
+      await client.query('insert into feed_run_chunks (run_id, chunk, payload) values ($1, 1, $2::json)', [
+        run.id,
+        JSON.stringify(records),
+      ])
+      for (const statement of (await Bun.file(join(MIGRATIONS, '0040_chunk_payload_text.sql')).text()).split(
+        '--> statement-breakpoint',
+      ))
+        await client.query(statement)
+      const [column] = (
+        await client.query(`select data_type, attcompression from information_schema.columns c
+          join pg_attribute a on a.attrelid = 'feed_run_chunks'::regclass and a.attname = c.column_name
+          where c.table_name = 'feed_run_chunks' and c.column_name = 'payload'`)
+      ).rows
+      expect(column.data_type).toBe('text')
+      // lz4 where this PostgreSQL has it (the test cluster's does), else the default
+      expect(['l', '']).toContain(column.attcompression)
+      const [chunk] = (await client.query('select payload from feed_run_chunks where run_id = $1', [run.id])).rows
+      expect(typeof chunk.payload).toBe('string')
+      expect(JSON.parse(chunk.payload)).toEqual(records)
+    } finally {
+      await client.query('rollback')
+      await client.end()
+    }
+  })
+})

@@ -16,14 +16,16 @@ async function runWithChunk(gtins: string[], poisoned: (n: number) => boolean = 
   await db.insert(feedRunChunks).values({
     runId: run!.id,
     chunk: 1,
-    payload: gtins.map((gtin14, n) => ({
-      gtin14,
-      reading: 'ean13',
-      // a version past bigint's range: refused by the feed records' column, so the chunk is bisected
-      version: poisoned(n) ? 1e20 : 1,
-      fields: { product_name: `${name} Oats ${n}` },
-      line: n + 1,
-    })),
+    payload: JSON.stringify(
+      gtins.map((gtin14, n) => ({
+        gtin14,
+        reading: 'ean13',
+        // a version past bigint's range: refused by the feed records' column, so the chunk is bisected
+        version: poisoned(n) ? 1e20 : 1,
+        fields: { product_name: `${name} Oats ${n}` },
+        line: n + 1,
+      })),
+    ),
     read: gtins.length,
   })
   return run!.id
