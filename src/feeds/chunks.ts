@@ -3,6 +3,7 @@ import { promoteProducts } from '../catalog/promotion'
 import { writeSourceRecords } from '../catalog/source-writes'
 import { db } from '../db/client'
 import { isUniqueViolation } from '../db/errors'
+import { jsonInJsonbOrder } from '../db/jsonb-order'
 import { arrayParam, unnestRows } from '../db/params'
 import { feedRecords, feedRunChunks, feedRuns, NIL_SCOPE, type RejectedRow, retailers } from '../db/schema'
 import { inSavepoint, type Tx } from '../db/tx'
@@ -71,8 +72,13 @@ export async function saveChunks(
 type StoredRecord = FeedRecord & { line?: number }
 type Keyed = StoredRecord & { key: string; hash: string }
 
-// one call per record, not a hasher object made, fed and digested (the same md5 hex)
-const hashOf = (r: FeedRecord) => Bun.CryptoHasher.hash('md5', JSON.stringify([r.fields, r.offer ?? null]), 'hex')
+/**
+ * A record's content hash: of its fields and offer with their keys in jsonb's order, as the hashes
+ * stored before migration 0040 were (the records were read back from jsonb then; now from the text
+ * the reader's thread wrote, in the adapters' order), so that a re-import after the upgrade still
+ * finds its unchanged records unchanged. One call per record (the same md5 hex).
+ */
+const hashOf = (r: FeedRecord) => Bun.CryptoHasher.hash('md5', jsonInJsonbOrder([r.fields, r.offer ?? null]), 'hex')
 
 /** A record that could not be written, as its chunk reports it. */
 type Offender = { key: string; row: RejectedRow }
