@@ -89,8 +89,9 @@ export const feedRunChunks = pgTable(
     status: varchar({ length: 16 }).$type<'queued' | 'done'>().notNull().default('queued'),
     /**
      * the records to write, as the reader's thread wrote their JSON; cleared once written. Text, not
-     * json or jsonb: stored and read back once, never queried inside, so PostgreSQL only copies it
-     * (migration 0040; as json it parsed the text to check it, as jsonb it built a tree and printed it back)
+     * json or jsonb: stored and read back once, never queried inside, so PostgreSQL only copies and
+     * compresses it (migration 0040: lz4 where the server has it, else pglz; as json it parsed the
+     * text to check it, as jsonb it built a tree and printed it back)
      */
     payload: text(),
     read: integer().notNull().default(0),
