@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm'
 import { config } from '../config'
 import { db } from '../db/client'
 import { arrayParam } from '../db/params'
-import { type Executor, transaction } from '../db/tx'
-import { addSearchWords, buildSearchDocuments } from './documents'
+import { type Executor, type Tx, transaction } from '../db/tx'
+import { addSearchWords, buildSearchDocuments, sourceTable } from './documents'
 import { searchIndexQueue } from './queues'
 import type { Collection } from './types'
 import { ensureCollections, typesenseEnabled } from './typesense/client'
@@ -12,10 +12,11 @@ import { pushDocuments } from './typesense/sync'
 /**
  * Keeping the search documents in step with the catalog. A write through the API refreshes its
  * rows' documents in its own transaction (`refreshSearchDocuments`): searchable when it returns.
- * A bulk writer (a feed chunk) only marks its rows (`markSearchDocuments`, one statement), and the
- * `search.documents` job rebuilds the marked documents after the writer commits, thousands per
- * statement (`drainSearchMarks`). In Typesense mode every write also marks its rows, and the drain
- * sends their documents to Typesense as well.
+ * A bulk writer (a feed chunk) only marks its rows (`markSearchDocuments`: one row holding their
+ * ids, `search_bulk_marks`), and the `search.documents` job rebuilds the marked documents after the
+ * writer commits, thousands per statement (`drainSearchMarks`). In Typesense mode every write also
+ * marks its rows (one row each, `search_index_pending`), and the drain sends their documents to
+ * Typesense as well.
  *
  * A bulk writer's marks wait until the bulk writers have gone quiet (no bulk mark for
  * BULK_QUIET_SECONDS: the import ended or paused), until the oldest has waited
@@ -47,17 +48,23 @@ export const DRAIN_BATCH = 5_000
 export const TYPESENSE_BATCH = 500
 
 /**
- * Marks rows whose documents are out of date, in the writer's transaction, and wakes the drain (a
- * job sent in that transaction: it runs once the marks are committed). A row marked again gets a
- * newer mark, so a drain that took the older one meanwhile leaves it (`drainSearchMarks`).
+ * Marks rows whose documents are out of date, as a bulk writer's, in the writer's transaction, and
+ * wakes the drain (a job sent in that transaction: it runs once the marks are committed). The ids
+ * are one row, a set, whatever their number (a row per id was an insert into two indexes each, 6-10
+ * µs of an imported row's database time); sets larger than a drain step are cut to its size. A row
+ * marked again is in a newer set, so a drain that took the older one meanwhile leaves it. Sets are
+ * plain inserts: concurrent writers marking the same rows never wait for each other. (`fresh`
+ * matters only to refreshSearchDocuments' single marks.)
  */
-export function markSearchDocuments(
-  ex: Executor,
-  collection: Collection,
-  ids: string[],
-  { fresh = false }: MarkOptions = {},
-) {
-  return mark(ex, collection, ids, true, fresh)
+export async function markSearchDocuments(ex: Executor, collection: Collection, ids: string[], _options?: MarkOptions) {
+  if (ids.length === 0) return
+  const sorted = [...new Set(ids)].sort()
+  for (let i = 0; i < sorted.length; i += DRAIN_BATCH) {
+    const set = sorted.slice(i, i + DRAIN_BATCH)
+    await ex.execute(sql`insert into search_bulk_marks (collection, ids, size)
+      values (${collection}, ${arrayParam(set, 'uuid')}, ${set.length})`)
+  }
+  await searchIndexQueue.send(ex, {})
 }
 
 /**
@@ -67,20 +74,13 @@ export function markSearchDocuments(
  */
 type MarkOptions = { fresh?: boolean }
 
-/** Marks rows, as a bulk writer's (held while bulk writers are busy) or not (drained at once). */
-async function mark(ex: Executor, collection: Collection, ids: string[], bulk: boolean, fresh: boolean) {
+/** Marks rows one by one, drained at once (a single write's rows, in Typesense mode). */
+async function mark(ex: Executor, collection: Collection, ids: string[], fresh: boolean) {
   if (ids.length === 0) return
-  // in id order, so concurrent writers marking the same rows take their locks in the same order;
-  // a row marked by an API write too is drained at once
-  // stamped when marked, not when the transaction began (bulkHeldFor reads how recent the marks are)
-  await ex.execute(sql`insert into search_index_pending (collection, id, bulk, marked)
-    select ${collection}, id, ${bulk}, clock_timestamp() from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
-    ${
-      fresh
-        ? sql``
-        : sql`on conflict (collection, id) do update set marked = excluded.marked,
-      bulk = search_index_pending.bulk and excluded.bulk`
-    }`)
+  // in id order, so concurrent writers marking the same rows take their locks in the same order
+  await ex.execute(sql`insert into search_index_pending (collection, id, marked)
+    select ${collection}, id, clock_timestamp() from unnest(${arrayParam([...new Set(ids)].sort(), 'uuid')}) id order by id
+    ${fresh ? sql`` : sql`on conflict (collection, id) do update set marked = excluded.marked`}`)
   await searchIndexQueue.send(ex, {})
 }
 
@@ -97,7 +97,7 @@ export async function refreshSearchDocuments(
   { fresh = false }: MarkOptions = {},
 ) {
   if (ids.length === 0) return
-  if (typesenseEnabled()) await mark(ex, collection, ids, false, fresh)
+  if (typesenseEnabled()) await mark(ex, collection, ids, fresh)
   await buildSearchDocuments(ex, collection, ids)
 }
 
@@ -109,75 +109,148 @@ export async function drainBulkMarksNow(ex: Executor) {
   await searchIndexQueue.send(ex, { now: true })
 }
 
-/** How many rows are marked and not yet rebuilt (0: every committed write is searchable). */
-export async function pendingSearchDocuments(ex: Executor): Promise<number> {
-  const result = await ex.execute<{ n: number }>(sql`select count(*)::int as n from search_index_pending`)
-  return result.rows[0]?.n ?? 0
-}
-
-/** How long a count of the waiting marks is reused (bulkHeldFor). */
-const WAITING_COUNTED_FOR_MS = 10_000
-let waitingCount = { at: Number.NEGATIVE_INFINITY, n: 0 }
-
 /**
- * How many marks wait, counted up to BULK_MAX_PENDING at most every WAITING_COUNTED_FOR_MS: near
- * the bound a count reads that many index entries (88 ms at 500,000), and asked before every drain
- * step it was 18 s of the database's time in a million-row import. PostgreSQL's own live-row
- * statistics would cost nothing, but read 0 after a crash or a statistics reset until the next
- * analyze (the bound then silently off).
+ * How many rows are marked and not yet rebuilt (0: every committed write is searchable). A row in
+ * two sets is counted twice.
  */
-async function waitingMarks(): Promise<number> {
-  if (performance.now() - waitingCount.at < WAITING_COUNTED_FOR_MS) return waitingCount.n
-  const [row] = (
-    await db.execute<{ n: number }>(sql`select count(*)::int as n
-      from (select from search_index_pending where bulk limit ${BULK_MAX_PENDING}) w`)
-  ).rows
-  waitingCount = { at: performance.now(), n: row?.n ?? 0 }
-  return waitingCount.n
+export async function pendingSearchDocuments(ex: Executor): Promise<number> {
+  const result = await ex.execute<{ n: number }>(sql`select
+    (select count(*) from search_index_pending)::int + (select coalesce(sum(size), 0) from search_bulk_marks)::int as n`)
+  return result.rows[0]?.n ?? 0
 }
 
 /**
  * How long the bulk marks are held yet, in seconds (BULK_QUIET_SECONDS, BULK_MAX_WAIT_SECONDS,
  * BULK_MAX_PENDING); 0: drain them now (or there are none). Read on the database's clock, which
- * stamped the marks: the newest and oldest are two probes of the (bulk, marked) index.
+ * stamped the marks: the newest and oldest are two probes of the marked index. The waiting marks
+ * are the sets' sizes summed: a row of a set per chunk (400 at a million rows), no count of rows
+ * (counted one by one to 500,000 it was 88 ms, 18 s of a million-row import's database time).
  */
 async function bulkHeldFor(): Promise<number> {
-  const [times] = (
-    await db.execute<{ quiet: number | null; waited: number | null }>(sql`select
+  const [held] = (
+    await db.execute<{ quiet: number | null; waited: number | null; waiting: number }>(sql`select
       extract(epoch from clock_timestamp() - max(marked))::float8 as quiet,
-      extract(epoch from clock_timestamp() - min(marked))::float8 as waited
-    from search_index_pending where bulk`)
+      extract(epoch from clock_timestamp() - min(marked))::float8 as waited,
+      coalesce(sum(size), 0)::float8 as waiting
+    from search_bulk_marks`)
   ).rows
-  if (times?.quiet == null || times.waited == null || (await waitingMarks()) >= BULK_MAX_PENDING) return 0
-  return Math.max(0, Math.min(BULK_QUIET_SECONDS - times.quiet, BULK_MAX_WAIT_SECONDS - times.waited))
+  if (held?.quiet == null || held.waited == null || held.waiting >= BULK_MAX_PENDING) return 0
+  return Math.max(0, Math.min(BULK_QUIET_SECONDS - held.quiet, BULK_MAX_WAIT_SECONDS - held.waited))
+}
+
+type Marks = { collection: Collection; ids: string[]; marked: Date }
+
+/**
+ * The oldest sets that fit in DRAIN_BATCH ids (the first whatever its size), taken one by one:
+ * each lock is a set the step takes, so another drain step skips only what this one drains.
+ */
+async function takeSets(tx: Tx) {
+  const sets: (Marks & { size: number })[] = []
+  for (let room = DRAIN_BATCH; room > 0; ) {
+    const [set] = (
+      await tx.execute<Marks & { size: number }>(sql`delete from search_bulk_marks m
+        where m.id = (select id from search_bulk_marks ${sets.length ? sql`where size <= ${room}` : sql``}
+          order by marked, id limit 1 for update skip locked)
+        returning m.collection, m.ids::text[] as ids, m.size, m.marked`)
+    ).rows
+    if (!set) break
+    sets.push(set)
+    room -= set.size
+  }
+  return sets
 }
 
 /**
- * One drain step, in one transaction: takes up to `DRAIN_BATCH` marks of one kind (bulk or not),
- * oldest first, skipping marks a writer holds (its transaction keeps them for the next step), rebuilds their documents
- * (in Typesense mode sends them there too) and removes the marks. A failure rolls the step back:
+ * Takes the oldest marks of one kind, up to DRAIN_BATCH rows (bulk: whole sets, at least one),
+ * skipping marks a writer or another drain step holds; returns them by collection, each row once,
+ * and when the oldest was made.
+ */
+async function takeMarks(tx: Tx, bulk: boolean) {
+  const rows: Marks[] = bulk
+    ? await takeSets(tx)
+    : (
+        await tx.execute<{ collection: Collection; id: string; marked: Date }>(sql`delete from search_index_pending m
+          where (m.collection, m.id) in (select collection, id from search_index_pending
+            order by marked limit ${DRAIN_BATCH} for update skip locked)
+          returning m.collection, m.id::text as id, m.marked`)
+      ).rows.map((m) => ({ collection: m.collection, ids: [m.id], marked: m.marked }))
+  const byCollection = new Map<Collection, Set<string>>()
+  let taken = 0
+  let oldest = new Date()
+  for (const { collection, ids, marked } of rows) {
+    const set = byCollection.get(collection) ?? new Set<string>()
+    byCollection.set(collection, set)
+    for (const id of ids) set.add(id)
+    taken += ids.length
+    if (new Date(marked) < oldest) oldest = new Date(marked)
+  }
+  return { taken, oldest, byCollection: new Map([...byCollection].map(([c, ids]) => [c, [...ids]])) }
+}
+
+/**
+ * Locks the catalog rows of these marks (FOR NO KEY UPDATE, which a writer's UPDATE or DELETE and
+ * another drain step's lock wait for, and a foreign key's check does not), skipping rows a writer
+ * or another drain step holds; returns the ids of those it skipped. A step builds only the rows it
+ * holds (and rows gone), in a statement after this one: READ COMMITTED reads them as of that later
+ * statement, so of two steps building one row the later reads what the earlier committed or newer,
+ * and a writer changing a row a step holds commits (and marks it again) after that step. Without the
+ * lock a step could read a row, a writer change and mark it, a second step build the newer document
+ * and commit, and the first then overwrite it with the older (a writer's newer mark is a new set,
+ * which waits for no step). Skipping rather than waiting: a step never waits for a writer (whose
+ * transaction may wait for the step's locks), nor builds a row another step is building.
+ */
+async function lockRows(tx: Tx, collection: Collection, ids: string[]): Promise<string[]> {
+  const source = sql.raw(sourceTable(collection))
+  const list = arrayParam(ids, 'uuid')
+  const skipped = await tx.execute<{ id: string }>(sql`with locked as materialized (
+      select id from ${source} where id = any(${list}) order by id for no key update skip locked)
+    select s.id::text as id from ${source} s where s.id = any(${list}) and s.id not in (select id from locked)`)
+  return skipped.rows.map((r) => r.id)
+}
+
+/**
+ * Marks again, in the step's transaction, the rows it skipped (lockRows), as made when its oldest
+ * mark was (a mark made again does not hold the bulk marks longer): the next step builds them.
+ */
+async function markAgain(tx: Tx, collection: Collection, ids: string[], bulk: boolean, marked: Date) {
+  const list = arrayParam(ids.sort(), 'uuid')
+  const at = marked.toISOString()
+  await (bulk
+    ? tx.execute(sql`insert into search_bulk_marks (collection, ids, size, marked)
+        values (${collection}, ${list}, ${ids.length}, ${at})`)
+    : tx.execute(sql`insert into search_index_pending (collection, id, marked)
+        select ${collection}, id, ${at} from unnest(${list}) id order by id on conflict do nothing`))
+}
+
+/**
+ * One drain step, in one transaction: takes up to `DRAIN_BATCH` marks of one kind (bulk sets or
+ * single marks), oldest first, skipping marks a writer holds (its transaction keeps them for the next step),
+ * locks their rows (lockRows: a row a writer or another step holds is marked again instead), rebuilds
+ * the documents of those it holds (in Typesense mode sends them there too) and removes the marks. A failure rolls the step back:
  * the marks stay for the retry. The new names' words are added after the commit, so the step never
  * holds a word's lock while it waits for a document a writer holds (who may wait for that word).
- * Returns how many marks it took.
+ * Returns how many marks it took, less those it made again (`again`).
  */
-async function drainStep(bulk: boolean): Promise<number> {
+async function drainStep(bulk: boolean): Promise<{ done: number; again: number }> {
   const written: [Collection, string[]][] = []
-  const taken = await transaction(async (tx) => {
-    const marks = await tx.execute<{ collection: Collection; id: string }>(sql`delete from search_index_pending m
-      where (m.collection, m.id) in (select collection, id from search_index_pending where bulk = ${bulk}
-        order by marked limit ${DRAIN_BATCH} for update skip locked)
-      returning m.collection, m.id::text as id`)
-    const byCollection = Map.groupBy(marks.rows, (m) => m.collection)
+  const step = await transaction(async (tx) => {
+    const { taken, oldest, byCollection } = await takeMarks(tx, bulk)
+    let again = 0
     for (const collection of ['brand', 'retailer', 'product'] as const) {
-      const ids = (byCollection.get(collection) ?? []).map((m) => m.id)
+      const ids = byCollection.get(collection) ?? []
       if (ids.length === 0) continue
-      written.push([collection, await buildSearchDocuments(tx, collection, ids, { words: false })])
-      if (typesenseEnabled()) await sendToTypesense(tx, collection, ids)
+      const skipped = await lockRows(tx, collection, ids)
+      if (skipped.length > 0) await markAgain(tx, collection, skipped, bulk, oldest)
+      again += skipped.length
+      const held = new Set(skipped)
+      const built = skipped.length > 0 ? ids.filter((id) => !held.has(id)) : ids
+      written.push([collection, await buildSearchDocuments(tx, collection, built, { words: false })])
+      if (typesenseEnabled()) await sendToTypesense(tx, collection, built)
     }
-    return marks.rows.length
+    return { done: taken - again, again }
   })
   for (const [collection, ids] of written) await addSearchWords(db, collection, ids)
-  return taken
+  return step
 }
 
 /**
@@ -202,7 +275,8 @@ const DRAIN_BUDGET_MS = 60_000
  * The `search.documents` job: drains until no mark is left, in SEARCH_DRAIN_CONCURRENCY transactions
  * at once (each takes marks the others do not hold): the marks of API writes, then the bulk marks
  * unless they are held (bulkHeldFor; `now`: they are not), in which case a job is sent for when they no longer are. Past
- * DRAIN_BUDGET_MS it sends a job for the rest and returns. Returns how many marks it took.
+ * DRAIN_BUDGET_MS it sends a job for the rest and returns. Returns how many marks it took (less
+ * those made again: rows a writer or another drain held).
  */
 export async function drainSearchMarks(
   concurrency = config.SEARCH_DRAIN_CONCURRENCY,
@@ -212,9 +286,15 @@ export async function drainSearchMarks(
   const until = performance.now() + DRAIN_BUDGET_MS
   // asked again before each step: a drain that began in a pause of an import stops when it goes on
   let held = 0
+  let again = false
+  const step = async (bulk: boolean) => {
+    const taken = await drainStep(bulk)
+    if (taken.again > 0) again = true
+    return taken.done
+  }
   const bulkStep = async () => {
     held = now ? 0 : await bulkHeldFor()
-    return held > 0 ? 0 : drainStep(true)
+    return held > 0 ? 0 : step(true)
   }
   let more = false
   const drains = Array.from({ length: concurrency }, async () => {
@@ -224,14 +304,17 @@ export async function drainSearchMarks(
         more = true
         return done
       }
-      const n = (await drainStep(false)) || (await bulkStep())
+      // a step that only made marks again (rows writers hold) ends this drain: no spinning on them
+      const n = (await step(false)) || (await bulkStep())
       if (n === 0) return done
       done += n
     }
   })
   const done = (await Promise.all(drains)).reduce((a, b) => a + b, 0)
-  // the rest as any drain: an ended run's marks are quiet by then, another run's are held again
+  // the rest as any drain: an ended run's marks are quiet by then, another run's are held again;
+  // marks made again (rows a writer held) a second later, as this drain was asked (`now` or not)
   if (more) await searchIndexQueue.send(db, {})
+  else if (again) await searchIndexQueue.send(db, { now }, { startAfter: 1 })
   else if (held > 0) await searchIndexQueue.send(db, {}, { startAfter: Math.ceil(held) })
   return done
 }

@@ -1,4 +1,16 @@
-import { boolean, index, pgTable, primaryKey, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core'
 import { tsvector } from './columns'
 
 /**
@@ -80,9 +92,9 @@ export const searchWords = pgTable('search_words', { word: text().primaryKey() }
 ])
 
 /**
- * Rows whose documents are out of date: marked by bulk writers in their transaction
- * (`markSearchDocuments`), and in Typesense mode by every write, for the copy there; the
- * `search.documents` drain rebuilds them, oldest mark first, and removes the marks it took.
+ * Rows whose documents are out of date, marked one by one: in Typesense mode by every write through
+ * the API (`refreshSearchDocuments`), for the copy there; the `search.documents` drain rebuilds them
+ * at once, oldest mark first, and removes the marks it took.
  */
 export const searchIndexPending = pgTable(
   'search_index_pending',
@@ -90,11 +102,27 @@ export const searchIndexPending = pgTable(
     collection: text({ enum: ['product', 'brand', 'retailer'] }).notNull(),
     id: uuid().notNull(),
     marked: timestamp({ withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    /** marked by a bulk writer (a feed chunk): drained once the writers have gone quiet (marks.ts) */
-    bulk: boolean().notNull().default(false),
   },
   (table) => [
     primaryKey({ columns: [table.collection, table.id] }),
-    index('search_index_pending_bulk_marked_idx').on(table.bulk, table.marked),
+    index('search_index_pending_marked_idx').on(table.marked),
   ],
+)
+
+/**
+ * A bulk writer's marks (migration 0038): one row per marking statement (a feed chunk's new or
+ * changed products), its rows' ids as an array, not a row each. Drained whole, oldest first, once
+ * the bulk writers have gone quiet (marks.ts). `size`: how many ids, so that the waiting marks are
+ * counted without reading the arrays.
+ */
+export const searchBulkMarks = pgTable(
+  'search_bulk_marks',
+  {
+    id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    collection: text({ enum: ['product', 'brand', 'retailer'] }).notNull(),
+    ids: uuid().array().notNull(),
+    size: integer().notNull(),
+    marked: timestamp({ withTimezone: true, mode: 'date' }).notNull().default(sql`clock_timestamp()`),
+  },
+  (table) => [index('search_bulk_marks_marked_idx').on(table.marked)],
 )

@@ -14,6 +14,7 @@ import {
   refreshSearchDocuments,
   reindexAll,
 } from '../../../src/search'
+import { DRAIN_BATCH } from '../../../src/search/marks'
 import { search as searchCatalog } from '../../../src/search/search'
 import type { SearchInput } from '../../../src/search/types'
 import {
@@ -47,8 +48,15 @@ const document = async (id: string) =>
       [id],
     )
   )[0]
+// a single write's marks are a row each; a bulk writer's, a set of ids per marking statement
 const marksOf = async (id: string) =>
-  (await sql<{ n: number }>('select count(*)::int as n from search_index_pending where id = $1', [id]))[0]!.n
+  (
+    await sql<{ n: number }>(
+      `select (select count(*) from search_index_pending where id = $1)::int
+        + (select count(*) from search_bulk_marks where $1::uuid = any(ids))::int as n`,
+      [id],
+    )
+  )[0]!.n
 const inputOf = (query: string): SearchInput => ({
   q: query,
   types: ['product'],
@@ -139,17 +147,18 @@ describe('search documents: bulk writers mark, the drain builds', () => {
         search: 'later',
       })
       expect([...made]).toEqual([id])
-      await markSearchDocuments(tx, 'product', [id, id]) // again: still one mark
-      const marks = await tx.execute<{ collection: string }>(
-        q`select collection from search_index_pending where id = ${id} or id in (select brand_id from products where id = ${id})`,
+      await markSearchDocuments(tx, 'product', [id, id]) // again: a second set, the id in it once
+      const marks = await tx.execute<{ collection: string; size: number }>(
+        q`select collection, size from search_bulk_marks
+          where ${id} = any(ids) or ids && array(select brand_id from products where id = ${id})`,
       )
       return {
-        marks: marks.rows.map((m) => m.collection).sort(),
+        marks: marks.rows.map((m) => `${m.collection} ${m.size}`).sort(),
         pending: await pendingSearchDocuments(tx),
         found: await searchCatalog(tx, inputOf('vornacle')),
       }
     })
-    expect(seen.marks).toEqual(['brand', 'product'])
+    expect(seen.marks).toEqual(['brand 1', 'product 1', 'product 1'])
     expect(seen.pending).toBeGreaterThanOrEqual(2)
     expect(seen.found).toEqual([])
     // committed: the search.documents worker of this process drains the marks
@@ -213,13 +222,29 @@ describe('search documents: bulk writers mark, the drain builds', () => {
     // marked a moment ago: its writer may still be writing (a feed import), so it waits
     expect(await marksOf(bulk)).toBe(1)
     // the bulk writers have gone quiet: taken
-    await sql(`update search_index_pending set marked = now() - interval '1 minute' where id = $1`, [bulk])
+    await sql(`update search_bulk_marks set marked = now() - interval '1 minute' where $1::uuid = any(ids)`, [bulk])
     await drainSearchMarks()
     expect(await marksOf(bulk)).toBe(0)
     // a feed run that ended wakes the drain for them at once (drainBulkMarksNow)
     await transaction((tx) => markSearchDocuments(tx, 'product', [ended]))
     await drainSearchMarks(undefined, { now: true })
     expect(await marksOf(ended)).toBe(0)
+  })
+
+  test("a bulk writer's marks are one row per statement, cut to the drain's step; the drain takes them whole", async () => {
+    // rows that do not exist: the drain takes their marks and writes no document
+    const ids = Array.from({ length: DRAIN_BATCH + 1 }, () => crypto.randomUUID())
+    await transaction((tx) => markSearchDocuments(tx, 'product', [...ids, ids[0]!]))
+    const sets = await sql<{ size: number; n: number }>(
+      'select size, cardinality(ids) as n from search_bulk_marks where ids && $1::uuid[] order by size desc',
+      [ids],
+    )
+    expect(sets).toEqual([
+      { size: DRAIN_BATCH, n: DRAIN_BATCH },
+      { size: 1, n: 1 },
+    ])
+    await drainSearchMarks(undefined, { now: true })
+    expect(await sql('select 1 from search_bulk_marks where ids && $1::uuid[]', [ids])).toEqual([])
   })
 
   test('search reindex builds the documents of rows written behind the writers, and drops stale words', async () => {
