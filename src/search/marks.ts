@@ -202,8 +202,13 @@ async function takeMarks(tx: Tx, bulk: boolean) {
 async function lockRows(tx: Tx, collection: Collection, ids: string[]): Promise<string[]> {
   const source = sql.raw(sourceTable(collection))
   const list = arrayParam(ids, 'uuid')
-  const skipped = await tx.execute<{ id: string }>(sql`with locked as materialized (
-      select id from ${source} where id = any(${list}) order by id for no key update skip locked)
+  const lock = sql`select id from ${source} where id = any(${list}) order by id for no key update skip locked`
+  // nearly always every row is there and free: counted, not listed (a second reading of the rows
+  // to find those skipped was 1-2 µs a document)
+  const [locked] = (await tx.execute<{ n: number }>(sql`select count(*)::int as n from (${lock}) l`)).rows
+  if (locked?.n === ids.length) return []
+  // rows gone or held: taken again (those this step holds already are locked again at once)
+  const skipped = await tx.execute<{ id: string }>(sql`with locked as materialized (${lock})
     select s.id::text as id from ${source} s where s.id = any(${list}) and s.id not in (select id from locked)`)
   return skipped.rows.map((r) => r.id)
 }
