@@ -71,38 +71,56 @@ async function markHeld(ids: string[]) {
   await sql(`update search_bulk_marks set marked = now() + interval '1 hour' where ids && $1::uuid[]`, [ids])
 }
 
+/**
+ * A drain step takes the marks of a product (and of a blocker before it) and is stopped by the test
+ * after its read, holding the blocker's document; meanwhile `write` renames the product and (bulk)
+ * marks it again or (API) rebuilds its document itself; a second step runs; then the first goes on.
+ * Returns the product's name, its document and its marks once all is done.
+ */
+async function renamedDuringAStep(names: [string, string, string], renamed: string, write: 'bulk' | 'api') {
+  const [blocker, product] = await twoProducts(...names)
+  await markHeld([blocker, product])
+  await holder.query('begin')
+  await holder.query('select 1 from search_products where id = $1 for update', [blocker])
+  const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid
+  const step1 = drainSearchMarks(1, { now: true })
+  await eventually(() => waitsFor(holderPid), 20_000, 'the first drain step to wait for the held document')
+  let writerDone = false
+  const writer = transaction(async (tx) => {
+    // the name as a literal: the statement's text shows it to waitingIn
+    await tx.execute(q`update products set product_name = ${q.raw(`'${renamed}'`)} where id = ${product}`)
+    await (write === 'bulk' ? markSearchDocuments : refreshSearchDocuments)(tx, 'product', [product])
+  }).finally(() => {
+    writerDone = true
+  })
+  // the writer commits at once, or waits for the first step (which holds the product)
+  await eventually(async () => writerDone || (await waitingIn(renamed)), 20_000, 'the writer')
+  // a second step takes what it can (the writer's set, if it committed) and commits
+  await drainSearchMarks(1, { now: true })
+  await holder.query('commit')
+  await Promise.all([step1, writer])
+  await drainSearchMarks(1, { now: true })
+  const [row] = await sql<{ name: string }>('select product_name as name from products where id = $1', [product])
+  return { product: row!.name, document: await documentText(product), marks: await marksOf(product) }
+}
+
 describe('search drain: of two steps building one product, the later reads the newer product', () => {
   test('a product changed and marked again while a step builds it ends with the newer document', async () => {
-    const [blocker, product] = await twoProducts('Quorvane Lintel', 'Plumbert Gammalon', 'Tessaly')
-    await markHeld([blocker, product])
-    // the test holds the blocker's document: step 1 takes the set and stops there, before it commits
-    await holder.query('begin')
-    await holder.query('select 1 from search_products where id = $1 for update', [blocker])
-    const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid
-    const step1 = drainSearchMarks(1, { now: true })
-    await eventually(() => waitsFor(holderPid), 20_000, 'the first drain step to wait for the held document')
-    // a bulk writer changes the product and marks it again: a new set
-    let writerDone = false
-    const writer = transaction(async (tx) => {
-      await tx.execute(q`update products set product_name = 'Plumbert Betazed' where id = ${product}`)
-      await markSearchDocuments(tx, 'product', [product])
-    }).finally(() => {
-      writerDone = true
-    })
-    // the writer commits at once, or waits for the first step (which holds the product)
-    await eventually(async () => writerDone || (await waitingIn('Plumbert Betazed')), 20_000, 'the writer')
-    // a second step takes what it can (the writer's set, if it committed) and commits
-    await drainSearchMarks(1, { now: true })
-    await holder.query('commit')
-    await Promise.all([step1, writer])
-    await drainSearchMarks(1, { now: true })
-    expect({
-      product: (await sql<{ name: string }>('select product_name as name from products where id = $1', [product]))[0]!
-        .name,
-      document: await documentText(product),
-      marks: await marksOf(product),
-    }).toEqual({ product: 'Plumbert Betazed', document: 'plumbert betazed tessaly b', marks: 0 })
-    expect(await documentText(blocker)).toBe('quorvane lintel tessaly a')
+    const seen = await renamedDuringAStep(
+      ['Quorvane Lintel', 'Plumbert Gammalon', 'Tessaly'],
+      'Plumbert Betazed',
+      'bulk',
+    )
+    expect(seen).toEqual({ product: 'Plumbert Betazed', document: 'plumbert betazed tessaly b', marks: 0 })
+  })
+
+  test('a product changed through the API while a step builds it ends with the newer document', async () => {
+    const seen = await renamedDuringAStep(
+      ['Oskerine Vallow', 'Dunmarrow Pibble', 'Caldrith'],
+      'Dunmarrow Quiffet',
+      'api',
+    )
+    expect(seen).toEqual({ product: 'Dunmarrow Quiffet', document: 'dunmarrow quiffet caldrith b', marks: 0 })
   })
 
   test('a step skips a product a writer holds and marks it again; the next step builds it', async () => {
