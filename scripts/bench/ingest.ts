@@ -141,6 +141,8 @@ const seconds = (performance.now() - started) / 1000
 const cpu = { server: bench.cpuSeconds() - cpuBefore.server, database: databaseCpuSeconds() - cpuBefore.database }
 const activityLines = activity.report()
 await profile?.(ROWS, 'row')
+// the search drain after the import, statement by statement (when pg_stat_statements runs)
+const drainProfile = await statementProfile(pool)
 
 // (c) searchable: the search feature's pending documents drained, then a sample found by the API
 const searchStarted = performance.now()
@@ -168,6 +170,7 @@ for (const i of sample) {
   }
 }
 const searchableSeconds = (performance.now() - searchStarted) / 1000
+await drainProfile?.(ROWS, 'row (the search drain after the import)', 8)
 const peak = bench.peakRss()
 await bench.stop()
 rmSync(feedDir, { recursive: true, force: true })
