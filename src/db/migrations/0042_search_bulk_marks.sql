@@ -4,7 +4,7 @@
 -- oldest first, and locks the rows it builds before it reads them, so that of two drain steps
 -- building one product the later reads what the earlier committed or newer. Marks of single writes
 -- (Typesense mode) stay one row per product in search_index_pending, drained at once; the bulk marks
--- waiting there now become sets, one per collection.
+-- waiting there now become sets of at most 5,000.
 CREATE TABLE "search_bulk_marks" (
 	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY,
 	"collection" text NOT NULL,
@@ -15,9 +15,13 @@ CREATE TABLE "search_bulk_marks" (
 -- random UUIDs do not compress: stored out of line without trying
 ALTER TABLE "search_bulk_marks" ALTER COLUMN "ids" SET STORAGE EXTERNAL;--> statement-breakpoint
 CREATE INDEX "search_bulk_marks_marked_idx" ON "search_bulk_marks" USING btree ("marked");--> statement-breakpoint
+-- cut to the drain's step (5,000 ids, DRAIN_BATCH in src/search/marks.ts), oldest first as they were marked
 INSERT INTO "search_bulk_marks" ("collection", "ids", "size", "marked")
-	SELECT "collection", array_agg("id" ORDER BY "id"), count(*), min("marked") FROM "search_index_pending"
-	WHERE "bulk" GROUP BY "collection";--> statement-breakpoint
+	SELECT "collection", array_agg("id" ORDER BY "id"), count(*), min("marked")
+	FROM (SELECT "collection", "id", "marked",
+			(row_number() OVER (PARTITION BY "collection" ORDER BY "marked", "id") - 1) / 5000 AS "part"
+		FROM "search_index_pending" WHERE "bulk") m
+	GROUP BY "collection", "part" ORDER BY min("marked");--> statement-breakpoint
 DELETE FROM "search_index_pending" WHERE "bulk";--> statement-breakpoint
 DROP INDEX "search_index_pending_bulk_marked_idx";--> statement-breakpoint
 ALTER TABLE "search_index_pending" DROP COLUMN "bulk";--> statement-breakpoint
