@@ -101,8 +101,8 @@ export async function ensureUnownedBrands(tx: Tx, names: string[], { search = 'n
   // grown from nothing, as a scan of every brand per name (8.5 s for one chunk of 2,500 names,
   // measured with pg_stat_statements on a first import). The array is a subquery's, lowered by
   // PostgreSQL as the index is: as a parameter, the planner saw its 2,500 names and read every
-  // platform brand instead of the index (backend CPU of a chunk's 2,500 known names: 18.5 ms at
-  // 55,000 platform brands against 3.3 through the index; 4.5 against 3.8 at the bench's 5,000)
+  // platform brand instead of the index (a chunk's 2,500 known names, backend CPU: 15.8-18.5 ms at
+  // 55,000 platform brands against 3.3-4.0 through the index; at the bench's 5,000, 3.7 either way)
   const given = arrayParam(unique, 'text')
   const made = await tx.execute<{ id: string }>(sql`with given as (select n from unnest(${given}) n)
     insert into brands (name)
