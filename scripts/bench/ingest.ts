@@ -119,6 +119,14 @@ function databaseCpuSeconds(): number {
 
 const profile = await statementProfile(pool)
 const cpuBefore = { server: bench.cpuSeconds(), database: databaseCpuSeconds() }
+// the WAL the import writes (every table's rows and indexes, and the chunks' payloads), and how many
+// full-page images it holds (a page's first change after a checkpoint is written whole)
+const walAt = async () =>
+  (await pool.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')).rows[0]!.lsn
+const pageImages = async () =>
+  Number((await pool.query<{ n: string }>('select wal_fpi::text as n from pg_stat_wal')).rows[0]!.n)
+const walBefore = await walAt()
+const imagesBefore = await pageImages()
 const activity = watchImport(pool, serverPid())
 started = performance.now()
 const run = await createRun(bench.database.db, null, { source: 'off', path: file })
@@ -140,6 +148,10 @@ while (status.status === 'queued' || status.status === 'running') {
 const seconds = (performance.now() - started) / 1000
 const cpu = { server: bench.cpuSeconds() - cpuBefore.server, database: databaseCpuSeconds() - cpuBefore.database }
 const activityLines = activity.report()
+const walBytes = Number(
+  (await pool.query<{ d: string }>('select pg_wal_lsn_diff($1, $2)::text as d', [await walAt(), walBefore])).rows[0]!.d,
+)
+const walImages = (await pageImages()) - imagesBefore
 await profile?.(ROWS, 'row')
 // the search drain after the import, statement by statement (when pg_stat_statements runs)
 const drainProfile = await statementProfile(pool)
@@ -185,7 +197,7 @@ row('end to end rows/s', rate.toFixed(0), '', true)
 console.log(
   `import: ${seconds.toFixed(1)} s, CPU server ${cpu.server.toFixed(1)} s + database ${cpu.database.toFixed(1)} s (load average ${loadavg()
     .map((l) => l.toFixed(1))
-    .join(' ')})`,
+    .join(' ')}), WAL ${(walBytes / 1024 / 1024).toFixed(0)} MB (${walImages} full-page images)`,
 )
 for (const line of activityLines) console.log(line)
 row('catalog floor rows/s', floorRate.toFixed(0), '(floor)', true)

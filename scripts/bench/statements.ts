@@ -1,6 +1,7 @@
 // Where a benchmark's PostgreSQL time goes, statement by statement, when the embedded cluster runs
 // pg_stat_statements: `EMBEDDED_POSTGRES_SETTINGS=shared_preload_libraries=pg_stat_statements`.
-// Without it, nothing is measured or printed.
+// Without it, nothing is measured or printed. A statement's time includes its waits for locks: its
+// least and longest call (in parentheses) show them (a chunk waiting for another's uncommitted rows).
 import type { Pool } from 'pg'
 
 /**
@@ -13,8 +14,16 @@ export async function statementProfile(pool: Pool) {
   await pool.query('create extension if not exists pg_stat_statements')
   await pool.query('select pg_stat_statements_reset()')
   return async (units: number, unit: string, top = 15) => {
-    const { rows } = await pool.query<{ calls: string; total: number; mean: number; rows: string; query: string }>(
-      `select calls, total_exec_time as total, mean_exec_time as mean, rows,
+    const { rows } = await pool.query<{
+      calls: string
+      total: number
+      mean: number
+      min: number
+      max: number
+      rows: string
+      query: string
+    }>(
+      `select calls, total_exec_time as total, mean_exec_time as mean, min_exec_time as min, max_exec_time as max, rows,
          left(regexp_replace(query, '\\s+', ' ', 'g'), 150) as query
        from pg_stat_statements order by total_exec_time desc limit $1`,
       [top],
@@ -27,7 +36,7 @@ export async function statementProfile(pool: Pool) {
     )
     for (const r of rows)
       console.log(
-        `${((r.total * 1000) / units).toFixed(1).padStart(8)} µs  ${String(r.calls).padStart(8)} calls  ${r.mean.toFixed(2).padStart(8)} ms mean  ${r.query}`,
+        `${((r.total * 1000) / units).toFixed(1).padStart(8)} µs  ${String(r.calls).padStart(8)} calls  ${r.mean.toFixed(2).padStart(8)} ms mean ${`(${r.min.toFixed(1)}-${r.max.toFixed(0)})`.padStart(12)}  ${r.query}`,
       )
   }
 }

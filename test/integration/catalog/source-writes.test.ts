@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { brandKey, brandsFor } from '../../../src/catalog/brands'
+import { brandKey, brandsFor, ensureUnownedBrands } from '../../../src/catalog/brands'
 import { readGtin, readTradeGtin } from '../../../src/catalog/gtin'
 import { promoteProduct } from '../../../src/catalog/promotion'
 import { upsertFromSource, writeSourceRecords } from '../../../src/catalog/source-writes'
 import { db } from '../../../src/db/client'
 import { transaction } from '../../../src/db/tx'
 import { parseId } from '../../../src/shared/ids'
-import { createOrganization, PRODUCTS, sql, unique, uniqueGtin } from '../../support/fixtures'
+import { createOrganization, eventually, PRODUCTS, sql, unique, uniqueGtin } from '../../support/fixtures'
 import { get, post } from '../../support/server'
 
 // The feeds' write path: many products in one transaction, values as candidates of their source,
@@ -204,6 +204,86 @@ describe('brandsFor', () => {
       { name, organization_id: orgId },
       { name: other, organization_id: null },
     ])
+  })
+})
+
+// A feed chunk's unowned brands: made when missing in one statement, found by the products' insert.
+describe('ensureUnownedBrands', () => {
+  const unownedNamed = (name: string) =>
+    sql<{ id: string; name: string }>(
+      'select id, name from brands where organization_id is null and lower(name) = lower($1) order by name',
+      [name],
+    )
+
+  test('an existing brand in another case is the one new products name: no second brand', async () => {
+    const name = unique('Casing Brand Émile')
+    await sql('insert into brands (name) values ($1)', [name])
+    const [existing] = await unownedNamed(name)
+    const gtins = [`0${uniqueGtin()}`, `0${uniqueGtin()}`, `0${uniqueGtin()}`]
+    const fresh = `${name} Two`
+    await transaction((tx) =>
+      writeSourceRecords(
+        tx,
+        'open_food_facts',
+        [
+          { gtin14: gtins[0]!, fields: { product_name: 'Upper Oats', brand: name.toUpperCase() } },
+          { gtin14: gtins[1]!, fields: { product_name: 'Lower Oats', brand: name.toLowerCase() } },
+          { gtin14: gtins[2]!, fields: { product_name: 'Fresh Oats', brand: fresh.toUpperCase() } },
+        ],
+        null,
+        { decideNew: true },
+      ),
+    )
+    expect(await unownedNamed(name)).toEqual([existing!])
+    const [made, ...more] = await unownedNamed(fresh)
+    expect(made!.name).toBe(fresh.toUpperCase())
+    expect(more).toEqual([])
+    const named = await sql<{ gtin: string; brand_id: string }>(
+      'select gtin, brand_id from products where gtin = any($1) order by gtin',
+      [gtins],
+    )
+    expect(named.map((p) => p.brand_id)).toEqual(
+      gtins
+        .map((gtin, n) => ({ gtin, id: n < 2 ? existing!.id : made!.id }))
+        .sort((a, b) => (a.gtin < b.gtin ? -1 : 1))
+        .map((p) => p.id),
+    )
+  })
+
+  test('two writers making one new brand at once (in two cases): the second waits for the first, neither fails, one brand', async () => {
+    const name = unique('Racing Brand')
+    let commit!: () => void
+    const held = new Promise<void>((done) => {
+      commit = done
+    })
+    let made!: () => void
+    const inserted = new Promise<void>((done) => {
+      made = done
+    })
+    const first = transaction(async (tx) => {
+      await ensureUnownedBrands(tx, [name], { search: 'later' })
+      made()
+      await held
+    })
+    await inserted
+    const second = transaction((tx) =>
+      ensureUnownedBrands(tx, [name.toUpperCase(), `${name} Other`], { search: 'later' }),
+    )
+    // the second's insert waits on the first's uncommitted row of the same name
+    await eventually(
+      async () =>
+        (
+          await sql(
+            `select 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database() and query like '%insert into brands (name)%'`,
+          )
+        ).length > 0,
+      20_000,
+      'the second writer to wait',
+    )
+    commit()
+    await Promise.all([first, second])
+    expect((await unownedNamed(name)).map((b) => b.name)).toEqual([name])
+    expect((await unownedNamed(`${name} Other`)).map((b) => b.name)).toEqual([`${name} Other`])
   })
 })
 
