@@ -1,7 +1,7 @@
 import { defineQueue } from '../db/queues'
 
 /**
- * Wakes the drain of marked documents (`search_index_pending`, `drainSearchMarks`): a job is sent in
+ * Wakes the drain of marked documents (`search_index_pending`, `search_bulk_marks`; `drainSearchMarks`): a job is sent in
  * each marking writer's transaction, so it exists once the marks are committed. Not a stately (or
  * otherwise deduplicated) queue: its unique index makes a second writer's send wait for the first
  * writer's commit, which serialised concurrent feed chunks (and could deadlock them). A worker takes

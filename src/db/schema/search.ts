@@ -110,7 +110,7 @@ export const searchIndexPending = pgTable(
 )
 
 /**
- * A bulk writer's marks (migration 0038): one row per marking statement (a feed chunk's new or
+ * A bulk writer's marks (migration 0041): one row per marking statement (a feed chunk's new or
  * changed products), its rows' ids as an array, not a row each. Drained whole, oldest first, once
  * the bulk writers have gone quiet (marks.ts). `size`: how many ids, so that the waiting marks are
  * counted without reading the arrays.
