@@ -28,6 +28,7 @@ import {
   uniqueGtin,
 } from '../../support/fixtures'
 import { ROOT } from '../../support/process'
+import { marksOf } from '../../support/search-marks'
 import { get, patch, post } from '../../support/server'
 
 // The search feature's documents (issue 45): their own tables, written in the transaction of a
@@ -48,15 +49,6 @@ const document = async (id: string) =>
       [id],
     )
   )[0]
-// a single write's marks are a row each; a bulk writer's, a set of ids per marking statement
-const marksOf = async (id: string) =>
-  (
-    await sql<{ n: number }>(
-      `select (select count(*) from search_index_pending where id = $1)::int
-        + (select count(*) from search_bulk_marks where $1::uuid = any(ids))::int as n`,
-      [id],
-    )
-  )[0]!.n
 const inputOf = (query: string): SearchInput => ({
   q: query,
   types: ['product'],

@@ -4,6 +4,7 @@ import pg from 'pg'
 import { transaction } from '../../../src/db/tx'
 import { drainSearchMarks, markSearchDocuments, refreshSearchDocuments } from '../../../src/search'
 import { eventually, sql, uniqueGtin } from '../../support/fixtures'
+import { marksOf } from '../../support/search-marks'
 import { databaseUrl } from '../../support/server'
 
 // The order of a product's document builds when a bulk writer's marks are sets (one row per marking
@@ -21,14 +22,6 @@ afterAll(() => holder.end())
 
 const documentText = async (id: string) =>
   (await sql<{ search_text: string }>('select search_text from search_products where id = $1', [id]))[0]?.search_text
-const marksOf = async (id: string) =>
-  (
-    await sql<{ n: number }>(
-      `select (select count(*) from search_index_pending where id = $1)::int
-        + (select count(*) from search_bulk_marks where $1::uuid = any(ids))::int as n`,
-      [id],
-    )
-  )[0]!.n
 /** Whether a session waits for a lock held by `pid`. */
 const waitsFor = async (pid: number) =>
   (await sql('select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [pid])).length > 0
