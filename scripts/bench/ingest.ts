@@ -146,6 +146,13 @@ while (status.status === 'queued' || status.status === 'running') {
   }
 }
 const seconds = (performance.now() - started) / 1000
+if (status.status !== 'succeeded') {
+  // nothing to wait for: the search figures would wait for products that were never written
+  console.log(`\n${ROWS} rows, run ${status.status}: ${status.error}`)
+  activity.report()
+  await bench.stop()
+  process.exit(1)
+}
 const cpu = { server: bench.cpuSeconds() - cpuBefore.server, database: databaseCpuSeconds() - cpuBefore.database }
 const activityLines = activity.report()
 const walBytes = Number(
