@@ -119,6 +119,41 @@ function negated(tokens: string[], start: number, end: number): boolean {
   return NEGATIONS.has(tokens[k]!) || (FREE.has(tokens[k]!) && k < start - 1)
 }
 
+/**
+ * What the match below needs of one word, which depends on the word alone: the names that may start
+ * at it (those whose first word is one of its stems, in the order the match tries them), the
+ * compound-word prefix it starts with, and the name one edit from it (each found when first needed).
+ */
+type WordFacts = { starts: Entry[]; prefix?: Entry | null; near?: Entry | null }
+
+/**
+ * WordFacts remembered per word: a label's words are a small vocabulary that repeats from label to
+ * label ("sugar", "salt", "emulsifier"), and looking each up anew was most of an analysis: the stems'
+ * lookups, the scan of the prefixes, and the misspelling search (a fifth of the time alone, over
+ * every name of its length). Bounded: past WORDS_MAX words, the others are looked up each time.
+ */
+const wordFacts = new Map<string, WordFacts>()
+const WORDS_MAX = 50_000
+function factsOf(word: string): WordFacts {
+  let facts = wordFacts.get(word)
+  if (facts === undefined) {
+    facts = { starts: stems(word).flatMap((stem) => byFirstWord.get(stem) ?? []) }
+    if (wordFacts.size < WORDS_MAX) wordFacts.set(word, facts)
+  }
+  return facts
+}
+function prefixOf(word: string, facts: WordFacts): Entry | null {
+  if (facts.prefix === undefined)
+    facts.prefix =
+      prefixesByLetter.get(word[0]!)?.find((p) => word.startsWith(p.tokens[0]!) && word.length > p.tokens[0]!.length) ??
+      null
+  return facts.prefix
+}
+function nearNameOf(word: string, facts: WordFacts): Entry | null {
+  if (facts.near === undefined) facts.near = nearName(word)
+  return facts.near
+}
+
 /** The substances named in one span; `quoted` is the span as written on the label. */
 function matchSpan({ text: span, quoted }: Span): Found[] {
   const tokens = words(span)
@@ -126,18 +161,13 @@ function matchSpan({ text: span, quoted }: Span): Found[] {
   const used = new Array<boolean>(tokens.length).fill(false)
   for (let i = 0; i < tokens.length; i++) {
     let best: Entry | null = null
-    for (const stem of stems(tokens[i]!)) {
-      for (const entry of byFirstWord.get(stem) ?? []) {
-        if (best && best.tokens.length >= entry.tokens.length) continue
-        const fits = entry.tokens.every((t, k) => i + k < tokens.length && sameWord(tokens[i + k]!, t))
-        if (fits) best = entry
-      }
+    const facts = factsOf(tokens[i]!)
+    for (const entry of facts.starts) {
+      if (best && best.tokens.length >= entry.tokens.length) continue
+      const fits = entry.tokens.every((t, k) => i + k < tokens.length && sameWord(tokens[i + k]!, t))
+      if (fits) best = entry
     }
-    if (!best)
-      best =
-        prefixesByLetter
-          .get(tokens[i]![0]!)
-          ?.find((p) => tokens[i]!.startsWith(p.tokens[0]!) && tokens[i]!.length > p.tokens[0]!.length) ?? null
+    if (!best) best = prefixOf(tokens[i]!, facts)
     if (!best) continue
     for (let k = 0; k < best.tokens.length; k++) used[i + k] = true
     if (!negated(tokens, i, i + best.tokens.length))
@@ -146,7 +176,7 @@ function matchSpan({ text: span, quoted }: Span): Found[] {
   }
   tokens.forEach((token, i) => {
     if (used[i] || token.length < 8 || negated(tokens, i, i + 1)) return
-    const near = nearName(token)
+    const near = nearNameOf(token, factsOf(token))
     if (near) found.push({ slug: near.slug, allergen: near.substance.allergen, span: quoted, confidence: 0.6 })
   })
   return found

@@ -57,6 +57,21 @@ describe('substance matching', () => {
     expect(r.contains).toEqual(['nuts', 'sulphur-dioxide-and-sulphites'])
   })
 
+  test("what is remembered of a word (analyze.ts's wordFacts) carries nothing of the label it was first read in", () => {
+    // each word first met where it names nothing (negated, or inside a longer name), then alone
+    expect(analyzeIngredients('sans metebisulfite, ohne Weizenkleie, cocoa butter, milk free').contains).toEqual([])
+    const r = analyzeIngredients('metebisulfite, Weizenkleie, butter, milk')
+    expect(r.substances.map((s) => [s.span, s.confidence])).toEqual([
+      ['metebisulfite', 0.6],
+      ['Weizenkleie', 0.75],
+      ['butter', 1],
+      ['milk', 1],
+    ])
+    expect(r.contains).toEqual(['gluten', 'milk', 'sulphur-dioxide-and-sulphites'])
+    // and read again, the same
+    expect(analyzeIngredients('metebisulfite, Weizenkleie, butter, milk')).toEqual(r)
+  })
+
   test('longest name wins: cocoa butter and peanut butter are not milk; coconut is not a nut', () => {
     expect(analyzeIngredients('cocoa butter, shea butter, coconut, nutmeg').contains).toEqual([])
     expect(analyzeIngredients('peanut butter').contains).toEqual(['peanuts'])
