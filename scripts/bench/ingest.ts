@@ -33,7 +33,31 @@ const say = (line: string) => console.error(line)
 
 // Deterministic products: names, brands, quantities and ingredient lists drawn by index.
 const WORDS = ['organic', 'crunchy', 'dark', 'chocolate', 'oat', 'honey', 'peanut', 'butter', 'tomato', 'basil']
-const INGREDIENTS = ['wheat flour, sugar, palm oil, salt', 'milk, cocoa butter, soy lecithin', 'water, tomato, basil']
+/**
+ * The ingredient texts of the real Open Food Facts sample (test/fixtures/feeds/off: 39 labels in
+ * French, English, German…, 13-1,073 characters, 234 on average), each row's a different one: a
+ * label's ingredients rotated by the row's index, the first with a percentage of its own, so that
+ * no two nearby rows share a text (a real dump repeats few) while their words are a real label's.
+ * Until the tenth session the rows had three short English texts (30 characters), a fraction of
+ * what analysing real labels costs.
+ */
+const REAL_TEXTS = readFileSync(join(import.meta.dir, '../../test/fixtures/feeds/off/products.jsonl'), 'utf8')
+  .split('\n')
+  .flatMap((line) => {
+    try {
+      const text = (JSON.parse(line) as { ingredients_text?: unknown }).ingredients_text
+      return typeof text === 'string' && text ? [text.split(/,\s*/)] : []
+    } catch {
+      return [] // the sample's deliberately broken lines
+    }
+  })
+function ingredientsOf(i: number): string {
+  const parts = REAL_TEXTS[i % REAL_TEXTS.length]!
+  const turn = Math.floor(i / REAL_TEXTS.length) % parts.length
+  const rotated = [...parts.slice(turn), ...parts.slice(0, turn)]
+  rotated[0] = `${rotated[0]} ${(i % 1000) / 10}%`
+  return rotated.join(', ')
+}
 function* lines() {
   for (let i = 0; i < ROWS; i++) {
     const body = `761${String(i).padStart(9, '0')}`
@@ -43,7 +67,7 @@ function* lines() {
       brands: `Brand ${i % 5000}`,
       quantity: `${(i % 90) * 10 + 100} g`,
       labels_tags: i % 4 ? [] : ['en:organic'],
-      ingredients_text: INGREDIENTS[i % 3],
+      ingredients_text: ingredientsOf(i),
       last_modified_t: 1_700_000_000 + i,
     })}\n`
   }
