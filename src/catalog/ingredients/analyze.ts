@@ -196,7 +196,8 @@ function spansOf(masked: string, { from, to }: Folded, label: string): Span[] {
     const first = text.search(/\S/)
     if (first === -1) return
     const last = text.length - (text.length - text.trimEnd().length) - 1
-    spans.push({ text: text.trim(), quoted: label.slice(from[start + first], to[start + last]) })
+    const [a, b] = [start + first, start + last]
+    spans.push({ text: text.trim(), quoted: label.slice(from ? from[a] : a, to ? to[b] : b + 1) })
   }
   let start = 0
   for (const m of masked.matchAll(SPAN_BREAKS)) {

@@ -35,22 +35,31 @@ const E_NUMBER = /\be[\s-]?(\d{3,4}[a-z]?)\b/g
 
 /**
  * The folded text and, for each of its characters, where the character it came from starts and
- * ends in the label text, so a span found in the folded text is quoted as written.
+ * ends in the label text, so a span found in the folded text is quoted as written. `from` and `to`
+ * are null when the folded text's every character came from the label's character at the same
+ * place (the usual label: each character folds to one, none outside the BMP, no E-number joined):
+ * the place is its own origin, and no two arrays of the text's length are made.
  */
-export function foldWithOrigin(text: string): { folded: string; from: number[]; to: number[] } {
+export function foldWithOrigin(text: string): { folded: string; from: number[] | null; to: number[] | null } {
   let folded = ''
-  let from: number[] = []
-  let to: number[] = []
+  let from: number[] | null = null
+  let to: number[] | null = null
   for (let i = 0; i < text.length; ) {
     const code = text.charCodeAt(i)
     // an ASCII character folds to one character (a table's), anything else through foldChar
     const char = code < 128 ? null : String.fromCodePoint(text.codePointAt(i)!)
     const out = char === null ? ASCII_FOLDS[code]! : foldChar(char)
     const next = i + (char === null ? 1 : char.length)
-    for (let k = 0; k < out.length; k++) {
-      from.push(i)
-      to.push(next)
+    if (from === null && (out.length !== 1 || next !== i + 1)) {
+      // the first character that is not its own origin: the places so far are
+      from = Array.from({ length: folded.length }, (_, k) => k)
+      to = Array.from({ length: folded.length }, (_, k) => k + 1)
     }
+    if (from !== null)
+      for (let k = 0; k < out.length; k++) {
+        from.push(i)
+        to!.push(next)
+      }
     folded += out
     i = next
   }
@@ -58,12 +67,14 @@ export function foldWithOrigin(text: string): { folded: string; from: number[]; 
   const drop = new Set<number>()
   for (const m of folded.matchAll(E_NUMBER)) if (m[0].length === m[1]!.length + 2) drop.add(m.index + 1)
   if (drop.size > 0) {
+    const origins = from ?? Array.from({ length: folded.length }, (_, k) => k)
+    const ends = to ?? Array.from({ length: folded.length }, (_, k) => k + 1)
     folded = folded
       .split('')
       .filter((_, i) => !drop.has(i))
       .join('')
-    from = from.filter((_, i) => !drop.has(i))
-    to = to.filter((_, i) => !drop.has(i))
+    from = origins.filter((_, i) => !drop.has(i))
+    to = ends.filter((_, i) => !drop.has(i))
   }
   return { folded, from, to }
 }

@@ -72,6 +72,26 @@ describe('substance matching', () => {
     expect(analyzeIngredients('metebisulfite, Weizenkleie, butter, milk')).toEqual(r)
   })
 
+  test('spans are quoted as written around characters that fold to two, or none, and joined E-numbers', () => {
+    // fold.ts keeps each folded character's origin only once one is not its own place (Œ → oe, a
+    // character outside the BMP, an E-number joined): the quotes after it stay where they were
+    const spans = (text: string) => analyzeIngredients(text).substances.map((s) => s.span)
+    expect(spans('Œufs frais, lait 🥛 entier, E 250, crème (lait)')).toEqual([
+      'Œufs frais',
+      'lait 🥛 entier',
+      'E 250',
+      'crème',
+    ])
+    expect(spans('sucre, ﬁbre de blé, E-330, ŒUFS, noisettes 🌰')).toEqual([
+      'sucre',
+      'ﬁbre de blé',
+      'E-330',
+      'ŒUFS',
+      'noisettes 🌰',
+    ])
+    expect(spans('Sel, e 471, lait')).toEqual(['Sel', 'e 471', 'lait'])
+  })
+
   test('longest name wins: cocoa butter and peanut butter are not milk; coconut is not a nut', () => {
     expect(analyzeIngredients('cocoa butter, shea butter, coconut, nutmeg').contains).toEqual([])
     expect(analyzeIngredients('peanut butter').contains).toEqual(['peanuts'])
