@@ -2,6 +2,8 @@ import { lookup } from 'node:dns/promises'
 import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import ipaddr from 'ipaddr.js'
 import { config } from '../config'
+import type { Answer } from './http-answer'
+import { httpPost, type PostTarget } from './http-post'
 
 /**
  * Where the service's own outgoing requests (webhooks, scheduled feed downloads) may go. Outside
@@ -189,4 +191,51 @@ export async function fetchPinned(url: URL, init: RequestInit, policy: TargetPol
           }
         : undefined,
   } as RequestInit)
+}
+
+/** The connection's target for a URL pinned to `address` (http-post.ts). */
+function postTarget(url: URL, address: string): PostTarget {
+  const tls = url.protocol === 'https:'
+  return {
+    address,
+    port: url.port ? Number(url.port) : tls ? 443 : 80,
+    tls,
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    host: url.host,
+    path: `${url.pathname}${url.search}`,
+  }
+}
+
+/** A literal target's connection target, made once per URL as its verdict is (literalVerdict). */
+const literalTargets = new Map<string, PostTarget>()
+
+/**
+ * A POST of a string body to the address `resolveTarget` vets, by the delivery client of
+ * http-post.ts instead of fetch: the same checks (a literal address's once per URL, a name's on
+ * every POST, its lookup inside the timeout) and the same pin, the name in the Host header and, for
+ * HTTPS, in SNI and the certificate's check. Only `http:` and `https:` URLs. Throws TargetRefused;
+ * rejects as httpPost does.
+ */
+export async function postPinned(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  policy: TargetPolicy,
+  timeoutMs: number,
+): Promise<Answer> {
+  const verdict = literalVerdict(url, policy)
+  if (typeof verdict === 'string') throw new TargetRefused(verdict)
+  if (verdict === null) {
+    let target = literalTargets.get(url.href)
+    if (!target) {
+      if (literalTargets.size >= 10_000) literalTargets.clear()
+      target = postTarget(url, literalAddress(url)!)
+      literalTargets.set(url.href, target)
+    }
+    return httpPost(target, body, headers, timeoutMs)
+  }
+  const started = performance.now()
+  const { address } = await untilAborted(resolveTarget(url, policy), AbortSignal.timeout(timeoutMs))
+  const left = Math.max(1, timeoutMs - (performance.now() - started))
+  return httpPost(postTarget(url, address), body, headers, left)
 }
