@@ -56,7 +56,14 @@ const closedEarly = () =>
   )
 const timedOut = () => new DOMException('The operation timed out.', 'TimeoutError')
 
-type Pending = { reader: AnswerReader; resolve: (answer: Answer) => void; reject: (err: unknown) => void }
+/** The POST a connection carries: its bytes, its answer's reader, its promise and its timeout. */
+type Pending = {
+  request: Buffer
+  reader: AnswerReader
+  resolve: (answer: Answer) => void
+  reject: (err: unknown) => void
+  timer: ReturnType<typeof setTimeout>
+}
 
 class Connection {
   socket: Socket<Connection> | null = null
@@ -65,8 +72,6 @@ class Connection {
   pending: Pending | null = null
   /** the part of the request the socket has not taken yet */
   unsent: Buffer | null = null
-  /** set until the connection is open (and, for TLS, its certificate checked) */
-  opening: { resolve: () => void; reject: (err: unknown) => void } | null = null
 
   constructor(
     readonly origin: string,
@@ -80,13 +85,23 @@ class Connection {
 
   /** Ends the connection and the POST in progress with `err` (nothing when it is over already). */
   fail(err: unknown) {
-    // taken before the close, whose handler may run inside it and would fail them as cut short
-    const { opening, pending } = this
-    this.opening = null
+    // taken before the close, whose handler may run inside it and would fail it as cut short
+    const pending = this.pending
     this.pending = null
     this.close()
-    opening?.reject(err)
-    pending?.reject(err)
+    if (!pending) return
+    clearTimeout(pending.timer)
+    pending.reject(err)
+  }
+
+  /** The POST's answer: the connection kept or closed as it says. */
+  answered(answer: Answer) {
+    const pending = this.pending!
+    this.pending = null
+    clearTimeout(pending.timer)
+    if (answer.reusable) keep(this)
+    else this.close()
+    pending.resolve(answer)
   }
 
   close() {
@@ -101,7 +116,7 @@ const HANDLERS = {
   open(socket: Socket<Connection>) {
     const c = socket.data
     c.socket = socket
-    if (!c.target.tls) c.opening?.resolve()
+    if (!c.target.tls && c.pending) c.send(c.pending.request)
   },
   handshake(socket: Socket<Connection>, _success: boolean, authorizationError: Error | null) {
     const c = socket.data
@@ -113,7 +128,7 @@ const HANDLERS = {
       return c.fail(
         new PostFailed((mismatch as { code?: string }).code ?? 'ERR_TLS_CERT_ALTNAME_INVALID', mismatch.message),
       )
-    c.opening?.resolve()
+    if (c.pending) c.send(c.pending.request)
   },
   data(socket: Socket<Connection>, bytes: Buffer) {
     const c = socket.data
@@ -126,11 +141,7 @@ const HANDLERS = {
     } catch (err) {
       return c.fail(err)
     }
-    if (!answer) return
-    c.pending = null
-    if (answer.reusable) keep(c)
-    else c.close()
-    pending.resolve(answer)
+    if (answer) c.answered(answer)
   },
   drain(socket: Socket<Connection>) {
     const c = socket.data
@@ -139,12 +150,7 @@ const HANDLERS = {
   close(socket: Socket<Connection>) {
     const c = socket.data
     const answer = c.pending?.reader.ended() ?? null
-    if (answer && c.pending) {
-      const { resolve } = c.pending
-      c.pending = null
-      c.close()
-      return resolve(answer)
-    }
+    if (answer) return c.answered(answer)
     // an idle connection the receiver closed, or a POST cut short
     c.fail(closedEarly())
   },
@@ -192,12 +198,9 @@ function sweep() {
 export const idleConnections = (port?: number) =>
   [...idle.values()].flat().filter((c) => port === undefined || c.target.port === port).length
 
-/** Connects; the promise settles once the connection is open (for TLS, its certificate checked). */
-function open(c: Connection): Promise<void> {
+/** Connects; the POST is sent once the connection is open (for TLS, its certificate checked). */
+function open(c: Connection) {
   const { target } = c
-  const ready = new Promise<void>((resolve, reject) => {
-    c.opening = { resolve, reject }
-  })
   const named = !/^[\d.]+$|:/.test(target.hostname)
   Bun.connect<Connection>({
     hostname: target.address,
@@ -208,7 +211,6 @@ function open(c: Connection): Promise<void> {
       ? { serverName: named ? target.hostname : undefined, rejectUnauthorized: false, ca: target.ca }
       : undefined,
   }).catch((err) => c.fail(err))
-  return ready
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -245,23 +247,11 @@ export async function httpPost(
   const kept = list?.pop()
   if (list?.length === 0) idle.delete(origin)
   const c = kept ?? new Connection(origin, target)
-  const opening = kept ? null : open(c)
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // closed before the timeout is reported: the slot it frees never sees it still open
-      c.fail(timedOut())
-      reject(timedOut())
-    }, timeoutMs)
+  return new Promise<Answer>((resolve, reject) => {
+    // the timeout closes the connection before it rejects: the slot it frees never sees it open
+    const timer = setTimeout(() => c.fail(timedOut()), timeoutMs)
+    c.pending = { request: bytes, reader: new AnswerReader(), resolve, reject, timer }
+    if (kept) c.send(bytes)
+    else open(c)
   })
-  try {
-    if (opening) await Promise.race([opening, timeout])
-    const answered = new Promise<Answer>((resolve, reject) => {
-      c.pending = { reader: new AnswerReader(), resolve, reject }
-    })
-    c.send(bytes)
-    return await Promise.race([answered, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
 }

@@ -52,9 +52,8 @@ async function post(
 ): Promise<PostResult> {
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
-  const url = new URL(target)
   try {
-    const answer = await postPinned(url, body, headers, policy, timeoutMs)
+    const answer = await postPinned(target, body, headers, policy, timeoutMs)
     const retryAfter =
       answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter, new Date()) : null
     return { status: answer.status, retryAfter, latencyMs: elapsed(), error: null, timedOut: false }
