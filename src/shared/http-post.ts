@@ -116,6 +116,8 @@ const HANDLERS = {
   open(socket: Socket<Connection>) {
     const c = socket.data
     c.socket = socket
+    // opened after its POST timed out: nothing to send, nothing to keep
+    if (c.closed) return socket.terminate()
     if (!c.target.tls && c.pending) c.send(c.pending.request)
   },
   handshake(socket: Socket<Connection>, _success: boolean, authorizationError: Error | null) {
