@@ -90,6 +90,8 @@ describe('substance matching', () => {
       'noisettes 🌰',
     ])
     expect(spans('Sel, e 471, lait')).toEqual(['Sel', 'e 471', 'lait'])
+    // a character outside the BMP that folds to one (𝟏 → 1): two code units, one folded character
+    expect(spans('sel 𝟏𝟐, lait')).toEqual(['sel 𝟏𝟐', 'lait'])
   })
 
   test('longest name wins: cocoa butter and peanut butter are not milk; coconut is not a nut', () => {
