@@ -8,6 +8,9 @@ function foldCharNow(char: string): string {
   const lower = char.toLowerCase()
   return (FOLD_LETTERS[lower] ?? lower)
     .normalize('NFKD')
+    // lower case again: a compatibility character with no lower case of its own decomposes to a
+    // capital (𝐋, a mathematical capital, to L; Ⅻ to XII), which no name would match
+    .toLowerCase()
     .replace(/\p{M}/gu, '')
     .replace(/[_'’`´^*+#&]/g, ' ')
 }

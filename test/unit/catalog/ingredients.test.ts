@@ -92,6 +92,8 @@ describe('substance matching', () => {
     expect(spans('Sel, e 471, lait')).toEqual(['Sel', 'e 471', 'lait'])
     // a character outside the BMP that folds to one (𝟏 → 1): two code units, one folded character
     expect(spans('sel 𝟏𝟐, lait')).toEqual(['sel 𝟏𝟐', 'lait'])
+    // compatibility capitals (mathematical letters) are read in lower case like any other
+    expect(analyzeIngredients('sucre, 𝐋𝐀𝐈𝐓 entier').contains).toEqual(['milk'])
   })
 
   test('longest name wins: cocoa butter and peanut butter are not milk; coconut is not a nut', () => {
