@@ -2,8 +2,6 @@ import { lookup } from 'node:dns/promises'
 import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import ipaddr from 'ipaddr.js'
 import { config } from '../config'
-import type { Answer } from './http-answer'
-import { httpPost, type PostTarget } from './http-post'
 
 /**
  * Where the service's own outgoing requests (webhooks, scheduled feed downloads) may go. Outside
@@ -191,60 +189,4 @@ export async function fetchPinned(url: URL, init: RequestInit, policy: TargetPol
           }
         : undefined,
   } as RequestInit)
-}
-
-/** The connection's target for a URL pinned to `address` (http-post.ts). */
-function postTarget(url: URL, address: string): PostTarget {
-  const tls = url.protocol === 'https:'
-  return {
-    address,
-    port: url.port ? Number(url.port) : tls ? 443 : 80,
-    tls,
-    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    host: url.host,
-    path: `${url.pathname}${url.search}`,
-  }
-}
-
-/**
- * What is known of a target URL without a lookup, per policy and URL as given: the connection
- * target of a literal address (its checks passed), the reason it is refused, or `false` for a
- * name. Worked out once per URL, as the verdicts above: the URL's parse and the key cost about 1 µs
- * a POST.
- */
-const pinnedLiterals = new Map<string, PostTarget | string | false>()
-function pinnedLiteral(target: string, policy: TargetPolicy): PostTarget | string | false {
-  const key = `${policy.development ? 'development' : 'checked'} ${target}`
-  let known = pinnedLiterals.get(key)
-  if (known !== undefined) return known
-  const url = new URL(target)
-  const verdict = literalVerdict(url, policy)
-  known = verdict === null ? postTarget(url, literalAddress(url)!) : verdict
-  if (pinnedLiterals.size >= 10_000) pinnedLiterals.clear()
-  pinnedLiterals.set(key, known)
-  return known
-}
-
-/**
- * A POST of a string body to the address `resolveTarget` vets, by the delivery client of
- * http-post.ts instead of fetch: the same checks (a literal address's once per URL, a name's on
- * every POST, its lookup inside the timeout) and the same pin, the name in the Host header and, for
- * HTTPS, in SNI and the certificate's check. Only `http:` and `https:` URLs. Throws TargetRefused
- * (and TypeError for a URL that does not parse); rejects as httpPost does.
- */
-export async function postPinned(
-  target: string,
-  body: string,
-  headers: Record<string, string>,
-  policy: TargetPolicy,
-  timeoutMs: number,
-): Promise<Answer> {
-  const literal = pinnedLiteral(target, policy)
-  if (typeof literal === 'string') throw new TargetRefused(literal)
-  if (literal) return httpPost(literal, body, headers, timeoutMs)
-  const url = new URL(target)
-  const started = performance.now()
-  const { address } = await untilAborted(resolveTarget(url, policy), AbortSignal.timeout(timeoutMs))
-  const left = Math.max(1, timeoutMs - (performance.now() - started))
-  return httpPost(postTarget(url, address), body, headers, left)
 }

@@ -7,9 +7,6 @@
  * that never answers counted 9 sockets open at once; started 2 ms later, 5. The fair-shares test saw
  * those 9 when the claim became fast enough to start the next attempt within that moment. The close
  * takes a millisecond or so; a second covers a starved thread and costs a timed-out endpoint little.
- * Deliveries now go by the client of src/shared/http-post.ts, which closes the connection before it
- * reports the timeout; the grace stays, as cheap insurance against a receiver's side that still
- * counts the socket a moment after its close.
  */
 export const TIMED_OUT_GRACE_MS = 1000
 

@@ -1,6 +1,6 @@
 import { observeDeliveryAttempt } from '../observability/metrics'
 import { withOutgoingSpan } from '../observability/tracing'
-import { postPinned, type TargetPolicy, TargetRefused } from '../shared/outbound'
+import { fetchPinned, type TargetPolicy, TargetRefused } from '../shared/outbound'
 
 export type PostResult = {
   /** HTTP status, or null when no response came (refused target, timeout, connection error). */
@@ -9,7 +9,10 @@ export type PostResult = {
   retryAfter: number | null
   latencyMs: number
   error: string | null
-  /** This side gave up waiting (the timeout); the connection is closed by then (http-post.ts). */
+  /**
+   * This side gave up waiting (the timeout): fetch tears the connection down on its own HTTP
+   * thread, after the rejection has reached us, so the socket may still be open for a moment.
+   */
   timedOut: boolean
 }
 
@@ -22,9 +25,8 @@ export function parseRetryAfter(value: string | null, now: Date): number | null 
 }
 
 /**
- * POSTs a body to a target at the address its checks vetted (`postPinned`, by the delivery client
- * of src/shared/http-post.ts). Redirects are not followed (a 3xx is a failed attempt); the response
- * body is skipped. `traceparent`: the trace
+ * POSTs a body to a target at the address its checks vetted (`fetchPinned`). Redirects are not
+ * followed (a 3xx is a failed attempt); the response body is discarded. `traceparent`: the trace
  * of the request that emitted the event; the POST carries a `traceparent` of the same trace.
  */
 export async function postToTarget(
@@ -52,11 +54,19 @@ async function post(
 ): Promise<PostResult> {
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
+  const url = new URL(target)
   try {
-    const answer = await postPinned(target, body, headers, policy, timeoutMs)
+    const response = await fetchPinned(
+      url,
+      { method: 'POST', body, headers, signal: AbortSignal.timeout(timeoutMs) },
+      policy,
+    )
+    await response.body?.cancel().catch(() => {})
     const retryAfter =
-      answer.status === 429 || answer.status === 503 ? parseRetryAfter(answer.retryAfter, new Date()) : null
-    return { status: answer.status, retryAfter, latencyMs: elapsed(), error: null, timedOut: false }
+      response.status === 429 || response.status === 503
+        ? parseRetryAfter(response.headers.get('retry-after'), new Date())
+        : null
+    return { status: response.status, retryAfter, latencyMs: elapsed(), error: null, timedOut: false }
   } catch (err) {
     const e = err as Error
     const timedOut = !(err instanceof TargetRefused) && e?.name === 'TimeoutError'
