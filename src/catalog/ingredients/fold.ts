@@ -9,7 +9,7 @@ function foldCharNow(char: string): string {
   return (FOLD_LETTERS[lower] ?? lower)
     .normalize('NFKD')
     // lower case again: a compatibility character with no lower case of its own decomposes to a
-    // capital (𝐋, a mathematical capital, to L; Ⅻ to XII), which no name would match
+    // capital (𝐋, a mathematical capital, to L), which no name would match
     .toLowerCase()
     .replace(/\p{M}/gu, '')
     .replace(/[_'’`´^*+#&]/g, ' ')
