@@ -6,10 +6,10 @@ const FOLD_LETTERS: Record<string, string> = { œ: 'oe', æ: 'ae', ß: 'ss', ø:
 /** One character folded: lower case, ligatures spelt out, accents and mark-up removed. */
 function foldCharNow(char: string): string {
   const lower = char.toLowerCase()
+  // lower case again after the decomposition: a compatibility character with no lower case of its
+  // own decomposes to a capital (𝐋, a mathematical capital, to L), which no name would match
   return (FOLD_LETTERS[lower] ?? lower)
     .normalize('NFKD')
-    // lower case again: a compatibility character with no lower case of its own decomposes to a
-    // capital (𝐋, a mathematical capital, to L), which no name would match
     .toLowerCase()
     .replace(/\p{M}/gu, '')
     .replace(/[_'’`´^*+#&]/g, ' ')
