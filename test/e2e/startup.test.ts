@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { startEmbeddedDatabase } from '../../src/db/embedded'
+import { availableMemory, sizedSettings } from '../../src/db/embedded-sizing'
 import { ADMIN, sql } from '../support/fixtures'
 import { freePort, start, startServer, waitForHealth } from '../support/process'
 import { databaseUrl } from '../support/server'
@@ -88,6 +89,14 @@ describe('startup failures exit within 10 s with one line saying what to do', ()
       true,
     )
     expect(readdirSync(tmpdir()).includes(`.s.PGSQL.${port}.lock`)).toBe(false)
+    // sized to the machine (src/db/embedded-sizing.ts), not PostgreSQL's 128 MB and 1 GB
+    const client = new pg.Client({ connectionString: cluster.url })
+    await client.connect()
+    const shown = async (name: string) => (await client.query(`show ${name}`)).rows[0][name]
+    const sized = sizedSettings(availableMemory())
+    expect(await shown('shared_buffers')).toBe(sized.shared_buffers.replace(/^1024MB$/, '1GB'))
+    expect(await shown('max_wal_size')).toBe('4GB')
+    await client.end()
     await cluster.stop()
     appendFileSync(join(dataDir, 'pg', 'postgresql.conf'), "\nshared_buffers = 'lots'\n")
 
