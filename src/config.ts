@@ -139,10 +139,10 @@ const Env = t.Object({
   /**
    * How many products a running import may leave unsearchable before the drain builds their
    * documents beside it (src/search/marks.ts): more makes the import faster (the documents are
-   * built after it, not on its cores) and the wait after it longer, about a minute and a half per
-   * million documents on two cores.
+   * built after it, not on its cores) and the wait after it longer, about two minutes per million
+   * documents of real Open Food Facts labels on two cores.
    */
-  SEARCH_BULK_MAX_PENDING: t.Integer({ minimum: 0, maximum: 100_000_000, default: 1_000_000 }),
+  SEARCH_BULK_MAX_PENDING: t.Integer({ minimum: 0, maximum: 100_000_000, default: 700_000 }),
   /** Server-side feed files a run may name by path live under this folder (default DATA_DIR/feeds). */
   FEED_DIR: t.Optional(t.String({ minLength: 1 })),
   /** A JSON file of scheduled imports (cron + path or URL), synced to pg-boss schedules when a worker starts. */

@@ -34,10 +34,12 @@ export const BULK_QUIET_SECONDS = 5
 export const BULK_MAX_WAIT_SECONDS = 300
 /**
  * … nor while this many are waiting (SEARCH_BULK_MAX_PENDING): past it the drain builds documents
- * beside the import, on its cores. What is left when an import ends is built at about 12,000
- * documents a second on two cores (a million-row import, all 1,000,000 left: searchable 84 s after
- * its end; 800,000 left: 80 s after, the import 36 % of the catalog floor; 500,000 left: 51 s after,
- * 27 %), so its products are searchable within the issue's 120 s of a million-row import's end
+ * beside the import, on its cores. What is left when an import ends is built at about 8,300
+ * documents a second on two cores with real labels (a real Open Food Facts label is eight times
+ * the old bench rows' text, which were built at 12,000): a million-row import with all 1,000,000
+ * left was searchable 121 and 123 s after its end; with 700,000 (the default since the eleventh
+ * session), 775,000 were left and it was searchable 81 s after, the import 2-3 % slower, within the
+ * spread. So a million-row import's products are searchable within the issue's 120 s of its end
  * however long it ran; a larger import builds the rest beside it.
  */
 export const BULK_MAX_PENDING = config.SEARCH_BULK_MAX_PENDING
