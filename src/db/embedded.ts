@@ -3,7 +3,7 @@ import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { logger } from '../shared/logger'
 import { type DataDirLock, holdsLock, type LockHolder, lockDataDir } from './data-dir-lock'
-import { sizeCluster } from './embedded-sizing'
+import { sizeNewCluster } from './embedded-sizing'
 import { ensurePostgresUser, InitdbFailed, initdb, type PostgresUser, postgresUser } from './initdb'
 import { clusterDataDir, NotInstalled, type Placement, placeCluster } from './placement'
 import { livePort, Postmaster, PostmasterFailed, stopOrphan } from './postmaster'
@@ -112,8 +112,15 @@ async function startOwnCluster(
       { pid: orphan, data_dir: dir },
       'stopped an embedded PostgreSQL that no live server owned (its server was killed); starting a cluster of our own',
     )
-  if (!existsSync(join(dir, 'PG_VERSION'))) await initialise(placed, user)
-  sizeCluster(dir)
+  if (!existsSync(join(dir, 'PG_VERSION'))) {
+    await initialise(placed, user)
+    try {
+      sizeNewCluster(dir)
+    } catch (err) {
+      // a speed-up only: the cluster starts with PostgreSQL's own sizes
+      logger.warn({ err, data_dir: dir }, "could not size the new embedded cluster; it keeps PostgreSQL's defaults")
+    }
+  }
   const port = await freePort()
   const postmaster = new Postmaster({
     program: join(placed.programs, 'postgres'),

@@ -39,8 +39,9 @@ export const BULK_MAX_WAIT_SECONDS = 300
  * the old bench rows' text, which were built at 12,000): a million-row import with all 1,000,000
  * left was searchable 121 and 123 s after its end; with 700,000 (the default since the eleventh
  * session), 775,000 were left and it was searchable 81 s after, the import 2-3 % slower, within the
- * spread. So a million-row import's products are searchable within the issue's 120 s of its end
- * however long it ran; a larger import builds the rest beside it.
+ * spread: a million-row import's products are searchable within the issue's 120 s of its end. The
+ * drain beside the import does not keep up with it (3,500 documents a second while it wrote 4,600
+ * rows), so a longer import leaves more than that at its end (about a million past 2.5 million rows).
  */
 export const BULK_MAX_PENDING = config.SEARCH_BULK_MAX_PENDING
 
