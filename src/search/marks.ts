@@ -41,8 +41,8 @@ export const BULK_MAX_WAIT_SECONDS = 300
  * session), 775,000 were left and it was searchable 81 s after, the import 2-3 % slower, within the
  * spread: a million-row import's products are searchable within the issue's 120 s of its end. The
  * drain beside the import does not keep up with it (3,500 documents a second while it wrote 4,600
- * rows), so a longer import leaves more than that at its end (by that rate, about a million at 2.5 million rows: estimated,
- * not measured).
+ * rows), so a longer import leaves more than that at its end (by that rate, about a million at 2.5
+ * million rows: estimated, not measured).
  */
 export const BULK_MAX_PENDING = config.SEARCH_BULK_MAX_PENDING
 
