@@ -20,9 +20,9 @@ const Env = t.Object({
    * `-c name=value` (e.g. `shared_preload_libraries=pg_stat_statements work_mem=64MB` to see where
    * a benchmark's statements spend their time). They win over the cluster's postgresql.conf, where
    * the service sizes shared_buffers and max_wal_size when it creates the cluster
-   * (src/db/embedded-sizing.ts). The
-   * service's own settings (address, port, socket, fsync, connections) cannot be changed here. A
-   * setting PostgreSQL refuses stops the start, with its own error in the log.
+   * (src/db/embedded-sizing.ts). The service's own settings (address, port, socket, fsync,
+   * connections) cannot be changed here. A setting PostgreSQL refuses stops the start, with its own
+   * error in the log.
    */
   EMBEDDED_POSTGRES_SETTINGS: t.String({ default: '', pattern: '^\\s*([a-z_.]+=\\S+(\\s+|$))*$' }),
   /**

@@ -36,6 +36,9 @@ const ASCII_FOLDS = Array.from({ length: 128 }, (_, code) => foldCharNow(String.
 
 const E_NUMBER = /\be[\s-]?(\d{3,4}[a-z]?)\b/g
 
+/** The places 0…n-1 plus `shift`: the origins (0) or ends (1) of n characters that are their own. */
+const ownPlaces = (n: number, shift: 0 | 1) => Array.from({ length: n }, (_, k) => k + shift)
+
 /**
  * The folded text and, for each of its characters, where the character it came from starts and
  * ends in the label text, so a span found in the folded text is quoted as written. `from` and `to`
@@ -55,8 +58,8 @@ export function foldWithOrigin(text: string): { folded: string; from: number[] |
     const next = i + (char === null ? 1 : char.length)
     if (from === null && (out.length !== 1 || next !== i + 1)) {
       // the first character that is not its own origin: the places so far are
-      from = Array.from({ length: folded.length }, (_, k) => k)
-      to = Array.from({ length: folded.length }, (_, k) => k + 1)
+      from = ownPlaces(folded.length, 0)
+      to = ownPlaces(folded.length, 1)
     }
     if (from !== null)
       for (let k = 0; k < out.length; k++) {
@@ -70,8 +73,8 @@ export function foldWithOrigin(text: string): { folded: string; from: number[] |
   const drop = new Set<number>()
   for (const m of folded.matchAll(E_NUMBER)) if (m[0].length === m[1]!.length + 2) drop.add(m.index + 1)
   if (drop.size > 0) {
-    const origins = from ?? Array.from({ length: folded.length }, (_, k) => k)
-    const ends = to ?? Array.from({ length: folded.length }, (_, k) => k + 1)
+    const origins = from ?? ownPlaces(folded.length, 0)
+    const ends = to ?? ownPlaces(folded.length, 1)
     folded = folded
       .split('')
       .filter((_, i) => !drop.has(i))
